@@ -1,0 +1,41 @@
+//! `rgate eval`: one run's metrics on a gold set.
+
+use anyhow::Result;
+
+use super::Prepared;
+use crate::cli::{EvalArgs, Format, Global};
+use crate::diag::usage_error;
+use crate::eval::{Scores, Summary};
+use crate::fsutil::emit;
+use crate::report::eval as report;
+use crate::run::{self, RunOptions};
+
+pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
+    let format = global.format.unwrap_or(Format::Table);
+    if format == Format::Junit {
+        return Err(usage_error(
+            "--format junit is for `rgate gate`",
+            "eval prints table, json, markdown, csv or trec",
+        ));
+    }
+    let prep = Prepared::from_args(&args.gold)?;
+    let opts = RunOptions {
+        format: args.gold.run_format,
+        ..Default::default()
+    };
+    let judged = run::read(&args.run, &prep.gold, &prep.labels, &opts)?;
+    prep.warnings.emit(global.quiet);
+    judged.warnings.emit(global.quiet);
+    let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
+    let summary = Summary::new(&scores, &prep.gold);
+    let view = report::EvalView {
+        prep: &prep,
+        run: &judged,
+        scores: &scores,
+        summary: &summary,
+        per_query: args.per_query,
+        by_stratum: args.by_stratum,
+    };
+    emit(global.output.as_deref(), &view.render(format))?;
+    Ok(0)
+}

@@ -1,0 +1,876 @@
+//! Gold sets: the labeled queries every metric is computed against.
+//!
+//! Four input forms (SPEC "Gold set"): native YAML, JSON and JSONL, and TREC
+//! qrels with an optional strata file. All of them become one [`GoldSet`]:
+//! queries in file order, each with its stratum and labels. Relevance is not
+//! decided here: whether a grade counts as relevant depends on the relevance
+//! level of the evaluation (trec_eval's `-l`), see [`crate::judge`].
+//!
+//! A label is a chunk id today. SPEC's span labels (a document range) will be
+//! another [`LabelTarget`]-like variant resolved by the judge; nothing else
+//! here depends on a label being a plain id.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::diag::{input_error, input_error_hint, line_of, name_some, Warnings};
+
+/// The stratum of queries that name none.
+pub const DEFAULT_STRATUM: &str = "default";
+
+/// Names reserved for aggregate rows in reports; a stratum may not take them.
+pub const RESERVED_STRATA: [&str; 2] = ["all", "macro"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub id: String,
+    /// trec_eval semantics: >= relevance level is relevant, 0.. is judged,
+    /// negative is "in the pool, not judged".
+    pub grade: i32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldQuery {
+    pub id: String,
+    pub text: Option<String>,
+    /// Index into [`GoldSet::strata`].
+    pub stratum: u32,
+    pub labels: Vec<Label>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldFormat {
+    Yaml,
+    Json,
+    Jsonl,
+    Qrels,
+}
+
+impl fmt::Display for GoldFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GoldFormat::Yaml => "yaml",
+            GoldFormat::Json => "json",
+            GoldFormat::Jsonl => "jsonl",
+            GoldFormat::Qrels => "qrels",
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GoldSet {
+    pub path: PathBuf,
+    pub format: GoldFormat,
+    pub queries: Vec<GoldQuery>,
+    /// Stratum names in order of first appearance.
+    pub strata: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl GoldSet {
+    /// Builds a gold set from parts; validates ids and strata the same way
+    /// the file loaders do (errors point at `path` without a line).
+    pub fn from_parts(
+        path: impl Into<PathBuf>,
+        format: GoldFormat,
+        queries: Vec<GoldQuery>,
+        strata: Vec<String>,
+    ) -> Result<GoldSet> {
+        let path = path.into();
+        let mut index = HashMap::with_capacity(queries.len());
+        for (i, q) in queries.iter().enumerate() {
+            if index.insert(q.id.clone(), i as u32).is_some() {
+                return Err(input_error(&path, None, format!("duplicate query id `{}`", q.id)));
+            }
+        }
+        Ok(GoldSet {
+            path,
+            format,
+            queries,
+            strata,
+            index,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.queries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queries.is_empty()
+    }
+
+    pub fn position(&self, query_id: &str) -> Option<usize> {
+        self.index.get(query_id).map(|&i| i as usize)
+    }
+
+    /// Byte-keyed lookup for the run parsers, which never build a String.
+    pub fn position_bytes(&self, query_id: &[u8]) -> Option<usize> {
+        std::str::from_utf8(query_id).ok().and_then(|s| self.position(s))
+    }
+
+    pub fn stratum_name(&self, query: usize) -> &str {
+        &self.strata[self.queries[query].stratum as usize]
+    }
+
+    /// The stratum index of each query, in query order (what the stratified
+    /// bootstrap resamples within).
+    pub fn stratum_labels(&self) -> Vec<u32> {
+        self.queries.iter().map(|q| q.stratum).collect()
+    }
+
+    /// Query count per stratum, in stratum order.
+    pub fn stratum_sizes(&self) -> Vec<usize> {
+        let mut sizes = vec![0; self.strata.len()];
+        for q in &self.queries {
+            sizes[q.stratum as usize] += 1;
+        }
+        sizes
+    }
+
+    /// sha256 of a canonical form: queries sorted by id, each with its
+    /// stratum and its labels sorted by id. Query text is left out on
+    /// purpose: rewording a query does not change any score, and the
+    /// fingerprint exists to tell when stored scores need re-scoring.
+    pub fn fingerprint(&self) -> String {
+        let mut order: Vec<&GoldQuery> = self.queries.iter().collect();
+        order.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut h = Sha256::new();
+        h.update(b"rgate-gold-v1\n");
+        for q in order {
+            let mut labels: Vec<&Label> = q.labels.iter().collect();
+            labels.sort_by(|a, b| a.id.cmp(&b.id));
+            let canon = serde_json::json!([
+                q.id,
+                self.strata[q.stratum as usize],
+                labels
+                    .iter()
+                    .map(|l| serde_json::json!([l.id, l.grade]))
+                    .collect::<Vec<_>>()
+            ]);
+            h.update(canon.to_string().as_bytes());
+            h.update(b"\n");
+        }
+        format!("sha256:{:x}", h.finalize())
+    }
+
+    /// Loads a gold set, detecting its form from the extension, then the
+    /// content. `strata_file` applies to TREC qrels only.
+    pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
+        let bytes = std::fs::read(path).map_err(|e| {
+            input_error_hint(
+                path,
+                None,
+                format!("cannot read gold set: {e}"),
+                "check the path; gold sets are YAML, JSON, JSONL or TREC qrels",
+            )
+        })?;
+        let format = detect_format(path, &bytes);
+        let mut warnings = Warnings::default();
+        let gold = match format {
+            GoldFormat::Qrels => {
+                let strata = match strata_file {
+                    Some(sp) => Some(read_strata_file(sp)?),
+                    None => None,
+                };
+                parse_qrels(path, &bytes, strata, &mut warnings)?
+            }
+            _ => {
+                if let Some(sp) = strata_file {
+                    return Err(input_error_hint(
+                        sp,
+                        None,
+                        "a strata file goes with TREC qrels only",
+                        format!(
+                            "{} is a {format} gold set: put `stratum:` on each query instead",
+                            path.display()
+                        ),
+                    ));
+                }
+                parse_native(path, &bytes, format)?
+            }
+        };
+        let no_relevant: Vec<&str> = gold
+            .queries
+            .iter()
+            .filter(|q| !q.labels.iter().any(|l| l.grade > 0))
+            .map(|q| q.id.as_str())
+            .collect();
+        if !no_relevant.is_empty() {
+            warnings.push(format!(
+                "{}: {} quer{} no relevant label and can never be hit (they score 0 and stay in the averages): {}",
+                path.display(),
+                no_relevant.len(),
+                if no_relevant.len() == 1 { "y has" } else { "ies have" },
+                name_some(&no_relevant, 5)
+            ));
+        }
+        Ok((gold, warnings))
+    }
+}
+
+/// Extension first (`.yaml/.yml/.json/.jsonl`), then content: a first line of
+/// four fields ending in an integer is qrels; `{` opens JSON or JSONL.
+pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+    {
+        Some(e) if e == "yaml" || e == "yml" => return GoldFormat::Yaml,
+        Some(e) if e == "jsonl" => return GoldFormat::Jsonl,
+        Some(e) if e == "json" => return GoldFormat::Json,
+        _ => {}
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    if first.starts_with('{') {
+        // A complete object on the first line means one query per line.
+        if serde_json::from_str::<serde_json::Value>(first).is_ok() {
+            return GoldFormat::Jsonl;
+        }
+        return GoldFormat::Json;
+    }
+    let fields: Vec<&str> = first.split_whitespace().collect();
+    if fields.len() == 4 && fields[3].parse::<i64>().is_ok() {
+        return GoldFormat::Qrels;
+    }
+    GoldFormat::Yaml
+}
+
+/// Collects queries and strata, checking uniqueness as they arrive.
+struct Builder<'a> {
+    path: &'a Path,
+    queries: Vec<GoldQuery>,
+    strata: Vec<String>,
+    stratum_index: HashMap<String, u32>,
+    index: HashMap<String, u32>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(path: &'a Path) -> Self {
+        Builder {
+            path,
+            queries: Vec::new(),
+            strata: Vec::new(),
+            stratum_index: HashMap::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn stratum(&mut self, name: &str, line: Option<usize>) -> Result<u32> {
+        if let Some(&i) = self.stratum_index.get(name) {
+            return Ok(i);
+        }
+        if name.trim().is_empty() {
+            return Err(input_error(self.path, line, "empty stratum name"));
+        }
+        if RESERVED_STRATA.contains(&name) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("stratum name `{name}` is reserved"),
+                "`all` and `macro` name the aggregate rows in reports; rename the stratum",
+            ));
+        }
+        let i = self.strata.len() as u32;
+        self.strata.push(name.to_string());
+        self.stratum_index.insert(name.to_string(), i);
+        Ok(i)
+    }
+
+    fn add(&mut self, q: GoldQuery, line: Option<usize>) -> Result<()> {
+        if q.id.is_empty() {
+            return Err(input_error(self.path, line, "empty query id"));
+        }
+        if q.id.chars().any(char::is_whitespace) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("query id `{}` contains white space", q.id),
+                "TREC runs split on white space, so ids cannot contain it",
+            ));
+        }
+        let mut seen = HashMap::with_capacity(q.labels.len());
+        for l in &q.labels {
+            if l.id.is_empty() {
+                return Err(input_error(
+                    self.path,
+                    line,
+                    format!("query `{}`: empty label id", q.id),
+                ));
+            }
+            if seen.insert(l.id.as_str(), ()).is_some() {
+                return Err(input_error_hint(
+                    self.path,
+                    line,
+                    format!("query `{}`: label `{}` appears twice", q.id, l.id),
+                    "keep one entry per chunk id, with the grade you mean",
+                ));
+            }
+        }
+        let pos = self.queries.len() as u32;
+        if let Some(&first) = self.index.get(&q.id) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!(
+                    "duplicate query id `{}` (query #{} has it already)",
+                    q.id,
+                    first + 1
+                ),
+                "query ids must be unique; rename or merge the two queries",
+            ));
+        }
+        self.index.insert(q.id.clone(), pos);
+        self.queries.push(q);
+        Ok(())
+    }
+
+    fn finish(self, format: GoldFormat) -> GoldSet {
+        GoldSet {
+            path: self.path.to_path_buf(),
+            format,
+            queries: self.queries,
+            strata: self.strata,
+            index: self.index,
+        }
+    }
+}
+
+// ---- native YAML / JSON / JSONL ------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NativeFile {
+    #[serde(default)]
+    version: Option<u32>,
+    queries: Vec<NativeQuery>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NativeQuery {
+    id: IdValue,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    stratum: Option<String>,
+    #[serde(default)]
+    relevant: Option<Relevant>,
+}
+
+/// An id written as a string or a bare integer (YAML reads `id: 301` as one).
+struct IdValue(String);
+
+impl<'de> Deserialize<'de> for IdValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = IdValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an id (a string or an integer)")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<IdValue, E> {
+                Ok(IdValue(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<IdValue, E> {
+                Ok(IdValue(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<IdValue, E> {
+                Ok(IdValue(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+struct Grade(i32);
+
+impl<'de> Deserialize<'de> for Grade {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Grade;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer grade (0 = judged non-relevant, 1, 2, ...)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Grade, E> {
+                i32::try_from(v)
+                    .map(Grade)
+                    .map_err(|_| E::custom(format!("grade {v} is out of range")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Grade, E> {
+                i32::try_from(v)
+                    .map(Grade)
+                    .map_err(|_| E::custom(format!("grade {v} is out of range")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Grade, E> {
+                Err(E::custom(format!(
+                    "grade {v} is not an integer; grades are integers"
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `relevant:` as a list (`[a, b]`, or items `{id, grade}`) or a map of
+/// id to grade. Order is kept as written.
+struct Relevant(Vec<Label>);
+
+impl<'de> Deserialize<'de> for Relevant {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Relevant;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of chunk ids or a map of chunk id to grade")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Relevant, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element::<LabelItem>()? {
+                    out.push(item.0);
+                }
+                Ok(Relevant(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Relevant, A::Error> {
+                let mut out = Vec::new();
+                while let Some((id, grade)) = map.next_entry::<IdValue, Grade>()? {
+                    out.push(Label {
+                        id: id.0,
+                        grade: grade.0,
+                    });
+                }
+                Ok(Relevant(out))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Relevant, E> {
+                Ok(Relevant(Vec::new()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One list item: a bare id (grade 1) or `{id, grade}`.
+struct LabelItem(Label);
+
+impl<'de> Deserialize<'de> for LabelItem {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LabelItem;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a chunk id or {id: ..., grade: ...}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<LabelItem, E> {
+                Ok(LabelItem(Label {
+                    id: v.to_string(),
+                    grade: 1,
+                }))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<LabelItem, E> {
+                Ok(LabelItem(Label {
+                    id: v.to_string(),
+                    grade: 1,
+                }))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<LabelItem, E> {
+                Ok(LabelItem(Label {
+                    id: v.to_string(),
+                    grade: 1,
+                }))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<LabelItem, A::Error> {
+                let mut id = None;
+                let mut grade = 1;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "id" => id = Some(map.next_value::<IdValue>()?.0),
+                        "grade" => grade = map.next_value::<Grade>()?.0,
+                        other => {
+                            return Err(de::Error::unknown_field(other, &["id", "grade"]));
+                        }
+                    }
+                }
+                let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
+                Ok(LabelItem(Label { id, grade }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+const QUERY_FIELDS: [&str; 4] = ["id", "text", "stratum", "relevant"];
+
+/// Turns serde's "unknown field `x`" into a hint naming the nearest field.
+fn field_hint(msg: &str) -> String {
+    if let Some(rest) = msg.split("unknown field `").nth(1) {
+        let name = rest.split('`').next().unwrap_or("");
+        if let Some(s) = crate::diag::suggest(name, &QUERY_FIELDS) {
+            return format!("did you mean `{s}`? A query has id, text, stratum and relevant");
+        }
+    }
+    "see SPEC's gold set format: `version: 1` and `queries:`, each with id, stratum, relevant".into()
+}
+
+fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
+    let mut b = Builder::new(path);
+    match format {
+        GoldFormat::Jsonl => {
+            for (i, line) in text.lines().enumerate() {
+                let t = line.trim();
+                if t.is_empty() {
+                    continue;
+                }
+                let q: NativeQuery = serde_json::from_str(t).map_err(|e| {
+                    let msg = e.to_string();
+                    input_error_hint(
+                        path,
+                        Some(i + 1),
+                        format!("not a gold query object: {msg}"),
+                        field_hint(&msg),
+                    )
+                })?;
+                add_native(&mut b, q, Some(i + 1))?;
+            }
+        }
+        GoldFormat::Json | GoldFormat::Yaml => {
+            let file: NativeFile = if format == GoldFormat::Json {
+                serde_json::from_str(text).map_err(|e| {
+                    let msg = e.to_string();
+                    input_error_hint(
+                        path,
+                        Some(e.line()),
+                        format!("invalid gold set: {msg}"),
+                        field_hint(&msg),
+                    )
+                })?
+            } else {
+                serde_yaml::from_str(text).map_err(|e| {
+                    let line = e.location().map(|l| l.line());
+                    let msg = e.to_string();
+                    input_error_hint(path, line, format!("invalid gold set: {msg}"), field_hint(&msg))
+                })?
+            };
+            if let Some(v) = file.version {
+                if v != 1 {
+                    return Err(input_error_hint(
+                        path,
+                        None,
+                        format!("gold set version {v} is not supported"),
+                        "this rgate reads version 1; upgrade rgate",
+                    ));
+                }
+            }
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for q in file.queries {
+                let nth = seen.entry(q.id.0.clone()).or_insert(0);
+                *nth += 1;
+                let line = locate_id(text, &q.id.0, *nth);
+                add_native(&mut b, q, line)?;
+            }
+        }
+        GoldFormat::Qrels => unreachable!("qrels are parsed by parse_qrels"),
+    }
+    Ok(b.finish(format))
+}
+
+fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()> {
+    let stratum = b.stratum(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), line)?;
+    b.add(
+        GoldQuery {
+            id: q.id.0,
+            text: q.text,
+            stratum,
+            labels: q.relevant.map(|r| r.0).unwrap_or_default(),
+        },
+        line,
+    )
+}
+
+/// The line of the `nth` query whose id is `id`, found in the text: serde
+/// gives no positions for values that parsed fine, and a validation error
+/// without a line is much less useful.
+fn locate_id(text: &str, id: &str, nth: usize) -> Option<usize> {
+    let mut count = 0;
+    for (i, line) in text.lines().enumerate() {
+        let t = line
+            .trim_start()
+            .trim_start_matches("- ")
+            .trim_start_matches('{')
+            .trim_start();
+        let rest = t
+            .strip_prefix("id:")
+            .or_else(|| t.strip_prefix("\"id\":"))
+            .or_else(|| t.strip_prefix("'id':"));
+        if let Some(rest) = rest {
+            let v = rest.trim().trim_end_matches(',').trim_end_matches('}').trim();
+            let v = v.trim_matches(|c| c == '"' || c == '\'');
+            if v == id || v.starts_with(&format!("{id}\"")) || v.starts_with(&format!("{id}'")) {
+                count += 1;
+                if count == nth {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+// ---- TREC qrels -----------------------------------------------------------
+
+fn read_strata_file(path: &Path) -> Result<Vec<(String, String, usize)>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| input_error(path, None, format!("cannot read strata file: {e}")))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let (q, s) = t
+            .split_once('\t')
+            .or_else(|| t.split_once(char::is_whitespace))
+            .ok_or_else(|| {
+                input_error_hint(
+                    path,
+                    Some(i + 1),
+                    "expected `qid<TAB>stratum`",
+                    "one query per line, tab separated",
+                )
+            })?;
+        out.push((q.trim().to_string(), s.trim().to_string(), i + 1));
+    }
+    Ok(out)
+}
+
+fn parse_qrels(
+    path: &Path,
+    bytes: &[u8],
+    strata_file: Option<Vec<(String, String, usize)>>,
+    warnings: &mut Warnings,
+) -> Result<GoldSet> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
+    // Query order is first appearance; labels are grouped per query.
+    let mut order: Vec<String> = Vec::new();
+    let mut labels: HashMap<String, (Vec<Label>, HashMap<String, usize>)> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = t.split_whitespace().collect();
+        if f.len() != 4 {
+            return Err(input_error_hint(
+                path,
+                Some(i + 1),
+                format!("expected 4 fields `qid iter docid grade`, found {}", f.len()),
+                "TREC qrels have one judgment per line",
+            ));
+        }
+        let grade: i32 = f[3]
+            .parse()
+            .map_err(|_| input_error(path, Some(i + 1), format!("grade `{}` is not an integer", f[3])))?;
+        let entry = labels.entry(f[0].to_string()).or_insert_with(|| {
+            order.push(f[0].to_string());
+            (Vec::new(), HashMap::new())
+        });
+        if let Some(&first) = entry.1.get(f[2]) {
+            return Err(input_error_hint(
+                path,
+                Some(i + 1),
+                format!(
+                    "query `{}`: document `{}` is judged twice (first at line {first})",
+                    f[0], f[2]
+                ),
+                "keep one judgment per (query, document)",
+            ));
+        }
+        entry.1.insert(f[2].to_string(), i + 1);
+        entry.0.push(Label {
+            id: f[2].to_string(),
+            grade,
+        });
+    }
+    let mut stratum_of: HashMap<String, (String, usize)> = HashMap::new();
+    if let Some(sf) = strata_file {
+        let mut unknown = Vec::new();
+        for (q, s, line) in sf {
+            if !labels.contains_key(&q) {
+                unknown.push(q.clone());
+            }
+            stratum_of.insert(q, (s, line));
+        }
+        if !unknown.is_empty() {
+            let names: Vec<&str> = unknown.iter().map(String::as_str).collect();
+            warnings.push(format!(
+                "the strata file names {} quer{} absent from {}: {}",
+                unknown.len(),
+                if unknown.len() == 1 { "y" } else { "ies" },
+                path.display(),
+                name_some(&names, 5)
+            ));
+        }
+    }
+    let mut b = Builder::new(path);
+    for qid in order {
+        let (ls, _) = labels.remove(&qid).unwrap_or_default();
+        let stratum = match stratum_of.get(&qid) {
+            Some((s, _)) => b.stratum(s, None)?,
+            None => b.stratum(DEFAULT_STRATUM, None)?,
+        };
+        b.add(
+            GoldQuery {
+                id: qid,
+                text: None,
+                stratum,
+                labels: ls,
+            },
+            None,
+        )?;
+    }
+    Ok(b.finish(GoldFormat::Qrels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn load_str(name: &str, content: &str) -> Result<(GoldSet, Warnings)> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::File::create(&p)
+            .unwrap()
+            .write_all(content.as_bytes())
+            .unwrap();
+        GoldSet::load(&p, None)
+    }
+
+    #[test]
+    fn yaml_lists_maps_and_items() {
+        let (g, w) = load_str(
+            "g.yaml",
+            "version: 1\nqueries:\n  - id: q1\n    stratum: how-to\n    relevant: [\"a#1\", b]\n  - id: 2\n    relevant: {\"x#0\": 2, y: 0}\n  - id: q3\n    relevant:\n      - {id: z, grade: 3}\n",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 3);
+        assert_eq!(g.strata, vec!["how-to", "default"]);
+        assert_eq!(g.queries[1].id, "2");
+        assert_eq!(
+            g.queries[1].labels[0],
+            Label {
+                id: "x#0".into(),
+                grade: 2
+            }
+        );
+        assert_eq!(g.queries[2].labels[0].grade, 3);
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn duplicate_query_id_names_its_line() {
+        let err = load_str(
+            "g.yaml",
+            "queries:\n  - id: q1\n    relevant: [a]\n  - id: q1\n    relevant: [b]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("g.yaml:4: duplicate query id `q1`"), "{err}");
+    }
+
+    #[test]
+    fn unknown_field_suggests_the_right_one() {
+        let err = load_str("g.yaml", "queries:\n  - id: q1\n    relevent: [a]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("g.yaml:3"), "{err}");
+        assert!(err.contains("did you mean `relevant`"), "{err}");
+    }
+
+    #[test]
+    fn fractional_grades_are_refused() {
+        let err = load_str("g.yaml", "queries:\n  - id: q1\n    relevant: {a: 1.5}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not an integer"), "{err}");
+    }
+
+    #[test]
+    fn jsonl_errors_carry_the_line() {
+        let err = load_str(
+            "g.jsonl",
+            "{\"id\": \"q1\", \"relevant\": [\"a\"]}\n{\"id\": \"q2\", \"relevant\": [\"a\", \"a\"]}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("g.jsonl:2: query `q2`: label `a` appears twice"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn qrels_detected_from_content_with_negative_grades() {
+        let (g, w) = load_str("qrels", "301 0 d1 1\n301 0 d2 -1\n302 0 d3 0\n").unwrap();
+        assert_eq!(g.format, GoldFormat::Qrels);
+        assert_eq!(g.queries[0].labels[1].grade, -1);
+        // 302 has no relevant label: warned about, kept.
+        assert_eq!(g.len(), 2);
+        assert!(w.0[0].contains("`302`"), "{:?}", w);
+    }
+
+    #[test]
+    fn qrels_duplicate_judgment_is_an_error() {
+        let err = load_str("q.txt", "301 0 d1 1\n301 0 d1 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("q.txt:2:"), "{err}");
+    }
+
+    #[test]
+    fn reserved_stratum_names_are_refused() {
+        let err = load_str(
+            "g.yaml",
+            "queries:\n  - id: q1\n    stratum: all\n    relevant: [a]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("reserved"), "{err}");
+    }
+
+    #[test]
+    fn fingerprint_ignores_order_and_text_but_not_labels() {
+        let (a, _) = load_str(
+            "a.yaml",
+            "queries:\n  - {id: q1, text: x, relevant: [a, b]}\n  - {id: q2, relevant: [c]}\n",
+        )
+        .unwrap();
+        let (b, _) = load_str(
+            "b.yaml",
+            "queries:\n  - {id: q2, relevant: [c]}\n  - {id: q1, text: y, relevant: [b, a]}\n",
+        )
+        .unwrap();
+        let (c, _) = load_str(
+            "c.yaml",
+            "queries:\n  - {id: q2, relevant: [c]}\n  - {id: q1, relevant: {a: 2, b: 1}}\n",
+        )
+        .unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_ne!(a.fingerprint(), c.fingerprint());
+    }
+}

@@ -1,0 +1,17 @@
+//! rgate: a regression gate for retrieval quality.
+//!
+//! The library holds everything the binary does, so tests and benchmarks
+//! reach the internals: [`gold`] and [`run`] read inputs, [`judge`] and
+//! [`metrics`] score rankings exactly as trec_eval does, [`eval`] averages,
+//! and the reports render what the commands decided.
+
+pub mod cli;
+pub mod commands;
+pub mod diag;
+pub mod eval;
+pub mod fsutil;
+pub mod gold;
+pub mod judge;
+pub mod metrics;
+pub mod report;
+pub mod run;

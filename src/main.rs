@@ -1,0 +1,32 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use rgate::cli::{Cli, Command};
+use rgate::commands;
+
+/// 0 pass, 1 regression, 2 error (SPEC "Exit codes"); errors print their
+/// whole context chain and end with a `hint:` line where one helps.
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match &cli.command {
+        Command::Eval(a) => commands::eval::run(a, &cli.global),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

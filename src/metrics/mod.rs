@@ -1,0 +1,330 @@
+//! The metric registry: names, aliases, cutoffs, and which trec_eval
+//! measure each one must equal. One file per family, as trec_eval keeps one
+//! file per measure: [`set`] (counts in the top k), [`rank`] (positions of
+//! relevant documents), [`graded`] (nDCG).
+//!
+//! Values are computed from a [`Ranking`] and a [`QueryContext`] with the
+//! same operations in the same order as trec_eval 9, so that the 4 printed
+//! decimals agree exactly, not just closely.
+
+pub mod graded;
+pub mod rank;
+pub mod set;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::diag::{suggest, usage_error};
+use crate::judge::{QueryContext, Ranking};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Recall,
+    HitRate,
+    Precision,
+    Mrr,
+    Ndcg,
+    Map,
+    RPrecision,
+    Judged,
+}
+
+/// A metric with its cutoff. `cutoff: None` means the whole ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Metric {
+    pub kind: Kind,
+    pub cutoff: Option<u32>,
+}
+
+/// Spellings accepted for each kind: rgate's, ir_measures', trec_eval's.
+const NAMES: &[(&str, Kind)] = &[
+    ("recall", Kind::Recall),
+    ("r", Kind::Recall),
+    ("hit_rate", Kind::HitRate),
+    ("hitrate", Kind::HitRate),
+    ("success", Kind::HitRate),
+    ("precision", Kind::Precision),
+    ("p", Kind::Precision),
+    ("mrr", Kind::Mrr),
+    ("rr", Kind::Mrr),
+    ("recip_rank", Kind::Mrr),
+    ("ndcg", Kind::Ndcg),
+    ("ndcg_cut", Kind::Ndcg),
+    ("map", Kind::Map),
+    ("ap", Kind::Map),
+    ("map_cut", Kind::Map),
+    ("r_precision", Kind::RPrecision),
+    ("rprec", Kind::RPrecision),
+    ("judged", Kind::Judged),
+];
+
+const CANONICAL: &[&str] = &[
+    "recall@k",
+    "hit_rate@k",
+    "precision@k",
+    "mrr",
+    "mrr@k",
+    "ndcg",
+    "ndcg@k",
+    "map",
+    "map@k",
+    "r_precision",
+    "judged@k",
+];
+
+impl Kind {
+    fn canonical(self) -> &'static str {
+        match self {
+            Kind::Recall => "recall",
+            Kind::HitRate => "hit_rate",
+            Kind::Precision => "precision",
+            Kind::Mrr => "mrr",
+            Kind::Ndcg => "ndcg",
+            Kind::Map => "map",
+            Kind::RPrecision => "r_precision",
+            Kind::Judged => "judged",
+        }
+    }
+
+    fn needs_cutoff(self) -> bool {
+        matches!(
+            self,
+            Kind::Recall | Kind::HitRate | Kind::Precision | Kind::Judged
+        )
+    }
+
+    fn takes_cutoff(self) -> bool {
+        self != Kind::RPrecision
+    }
+
+    /// Metrics whose per-query value is 0 or 1: their paired deltas take at
+    /// most three values, which the statistics exploit and the report uses to
+    /// speak of hits and misses.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Kind::HitRate)
+    }
+}
+
+impl Metric {
+    pub const fn new(kind: Kind, cutoff: Option<u32>) -> Metric {
+        Metric { kind, cutoff }
+    }
+
+    /// rgate's canonical spelling, used in every output.
+    pub fn name(&self) -> String {
+        match self.cutoff {
+            Some(k) => format!("{}@{k}", self.kind.canonical()),
+            None => self.kind.canonical().to_string(),
+        }
+    }
+
+    /// The trec_eval measure this metric must equal, where there is one.
+    pub fn trec_eval_name(&self) -> Option<String> {
+        Some(match (self.kind, self.cutoff) {
+            (Kind::Recall, Some(k)) => format!("recall_{k}"),
+            (Kind::HitRate, Some(k)) => format!("success_{k}"),
+            (Kind::Precision, Some(k)) => format!("P_{k}"),
+            (Kind::Mrr, None) => "recip_rank".into(),
+            (Kind::Ndcg, None) => "ndcg".into(),
+            (Kind::Ndcg, Some(k)) => format!("ndcg_cut_{k}"),
+            (Kind::Map, None) => "map".into(),
+            (Kind::Map, Some(k)) => format!("map_cut_{k}"),
+            (Kind::RPrecision, None) => "Rprec".into(),
+            _ => return None,
+        })
+    }
+
+    /// How deep into a ranking this metric looks (`None`: all of it).
+    pub fn depth(&self) -> Option<u32> {
+        match self.kind {
+            Kind::RPrecision => None,
+            _ => self.cutoff,
+        }
+    }
+
+    /// The per-query value.
+    pub fn compute(&self, r: &Ranking, q: &QueryContext) -> f64 {
+        let k = self.cutoff.unwrap_or(u32::MAX);
+        match self.kind {
+            Kind::Recall => set::recall(r, q, k),
+            Kind::HitRate => set::hit_rate(r, q, k),
+            Kind::Precision => set::precision(r, q, k),
+            Kind::Judged => set::judged(r, k),
+            Kind::Mrr => rank::reciprocal_rank(r, q, k),
+            Kind::Map => rank::average_precision(r, q, k),
+            Kind::RPrecision => rank::r_precision(r, q),
+            Kind::Ndcg => graded::ndcg(r, q, k),
+        }
+    }
+
+    pub fn is_binary(&self) -> bool {
+        self.kind.is_binary()
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for Metric {
+    type Err = anyhow::Error;
+
+    /// Accepts `recall@10`, `R@10`, `recall_10`, `recall.10`, `nDCG@10`,
+    /// `ndcg_cut_10`, `RR`, `recip_rank`, `AP`, `Rprec`, ... case-insensitively.
+    fn from_str(s: &str) -> anyhow::Result<Metric> {
+        let raw = s.trim();
+        let lower = raw.to_ascii_lowercase();
+        let (base, cutoff) = split_cutoff(&lower);
+        let kind = NAMES
+            .iter()
+            .find(|(n, _)| *n == base)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| {
+                let hint = match suggest(raw, CANONICAL).or_else(|| suggest(base, CANONICAL)) {
+                    Some(s) => format!("did you mean `{s}`? Metrics: {}", CANONICAL.join(", ")),
+                    None => format!("metrics: {} (k is a cutoff such as 10)", CANONICAL.join(", ")),
+                };
+                usage_error(format!("unknown metric `{raw}`"), hint)
+            })?;
+        let cutoff = match cutoff {
+            None => None,
+            Some(c) => {
+                let k: u32 = c.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
+                    usage_error(
+                        format!("metric `{raw}`: cutoff `{c}` is not a positive integer"),
+                        format!("write it as {}@10", kind.canonical()),
+                    )
+                })?;
+                Some(k)
+            }
+        };
+        if cutoff.is_none() && kind.needs_cutoff() {
+            return Err(usage_error(
+                format!("metric `{raw}` needs a cutoff"),
+                format!("write it as {}@10 (or another depth)", kind.canonical()),
+            ));
+        }
+        if cutoff.is_some() && !kind.takes_cutoff() {
+            return Err(usage_error(
+                format!("metric `{raw}` takes no cutoff"),
+                "r_precision looks at rank R, the number of relevant labels",
+            ));
+        }
+        Ok(Metric { kind, cutoff })
+    }
+}
+
+fn split_cutoff(s: &str) -> (&str, Option<&str>) {
+    if let Some((b, c)) = s.split_once('@') {
+        return (b, Some(c));
+    }
+    if let Some((b, c)) = s.rsplit_once(['_', '.']) {
+        if c.chars().all(|ch| ch.is_ascii_digit()) && !c.is_empty() {
+            return (b, Some(c));
+        }
+    }
+    (s, None)
+}
+
+/// Parses a list of metric names (comma separated or repeated), dropping
+/// repeats while keeping the order given.
+pub fn parse_list<S: AsRef<str>>(items: &[S]) -> anyhow::Result<Vec<Metric>> {
+    let mut out: Vec<Metric> = Vec::new();
+    for item in items {
+        for part in item.as_ref().split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let m: Metric = part.parse()?;
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(usage_error(
+            "no metrics given",
+            "for example --metrics recall@10,mrr@10,ndcg@10",
+        ));
+    }
+    Ok(out)
+}
+
+/// The metrics used when neither the command line nor a config names any.
+pub fn default_metrics() -> Vec<Metric> {
+    vec![
+        Metric::new(Kind::Recall, Some(10)),
+        Metric::new(Kind::HitRate, Some(3)),
+        Metric::new(Kind::Mrr, Some(10)),
+        Metric::new(Kind::Ndcg, Some(10)),
+    ]
+}
+
+/// The deepest rank any of `metrics` looks at (`None`: the whole ranking).
+pub fn max_depth(metrics: &[Metric]) -> Option<u32> {
+    let mut deepest = 0;
+    for m in metrics {
+        deepest = deepest.max(m.depth()?);
+    }
+    Some(deepest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_and_spellings() {
+        for (s, want) in [
+            ("recall@10", "recall@10"),
+            ("R@10", "recall@10"),
+            ("recall_10", "recall@10"),
+            ("recall.10", "recall@10"),
+            ("success@5", "hit_rate@5"),
+            ("P@10", "precision@10"),
+            ("P_10", "precision@10"),
+            ("RR", "mrr"),
+            ("RR@10", "mrr@10"),
+            ("recip_rank", "mrr"),
+            ("nDCG@10", "ndcg@10"),
+            ("ndcg_cut_10", "ndcg@10"),
+            ("nDCG", "ndcg"),
+            ("AP", "map"),
+            ("AP@100", "map@100"),
+            ("map_cut_5", "map@5"),
+            ("Rprec", "r_precision"),
+            ("Judged@10", "judged@10"),
+        ] {
+            assert_eq!(s.parse::<Metric>().unwrap().name(), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn bad_names_get_hints() {
+        let e = "recal@10".parse::<Metric>().unwrap_err().to_string();
+        assert!(e.contains("unknown metric `recal@10`"), "{e}");
+        assert!(e.contains("hint:"), "{e}");
+        let e = "recall".parse::<Metric>().unwrap_err().to_string();
+        assert!(e.contains("needs a cutoff"), "{e}");
+        let e = "recall@0".parse::<Metric>().unwrap_err().to_string();
+        assert!(e.contains("not a positive integer"), "{e}");
+        let e = "rprec@5".parse::<Metric>().unwrap_err().to_string();
+        assert!(e.contains("takes no cutoff"), "{e}");
+    }
+
+    #[test]
+    fn trec_names() {
+        let m: Metric = "ndcg@10".parse().unwrap();
+        assert_eq!(m.trec_eval_name().unwrap(), "ndcg_cut_10");
+        let m: Metric = "mrr@10".parse().unwrap();
+        assert_eq!(m.trec_eval_name(), None);
+    }
+
+    #[test]
+    fn lists_dedupe_in_order() {
+        let ms = parse_list(&["recall@10,mrr", "R@10", "ndcg@5"]).unwrap();
+        let names: Vec<String> = ms.iter().map(Metric::name).collect();
+        assert_eq!(names, ["recall@10", "mrr", "ndcg@5"]);
+        assert_eq!(max_depth(&ms), None);
+        assert_eq!(max_depth(&ms[..1]), Some(10));
+    }
+}

@@ -1,0 +1,190 @@
+//! `rgate eval` output in every format.
+//!
+//! JSON shape (stable): `{"schema_version", "gold", "run", "relevance_level",
+//! "queries", "strata": {name: n}, "metrics": {metric: {"all": mean,
+//! <stratum>: mean, ..., "macro": mean}}, "missing_queries": [ids],
+//! "warnings": [..]}`, plus with `--per-query` a `"per_query"` list of
+//! `{"query_id", "stratum", <metric>: value, ...}` in gold order.
+
+use serde_json::{json, Map, Value};
+
+use super::table::{f4, Table};
+use crate::cli::Format;
+use crate::commands::Prepared;
+use crate::eval::{Row, Scores, Summary};
+use crate::run::JudgedRun;
+
+pub struct EvalView<'a> {
+    pub prep: &'a Prepared,
+    pub run: &'a JudgedRun,
+    pub scores: &'a Scores,
+    pub summary: &'a Summary,
+    pub per_query: bool,
+    pub by_stratum: bool,
+}
+
+impl EvalView<'_> {
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Json => serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n",
+            Format::Trec => self.trec(),
+            Format::Csv => self.csv(),
+            Format::Markdown => self.markdown(),
+            Format::Table | Format::Junit => self.text(),
+        }
+    }
+
+    fn metric_names(&self) -> Vec<String> {
+        self.scores.metrics.iter().map(|m| m.name()).collect()
+    }
+
+    fn rows(&self) -> Vec<&Row> {
+        let mut rows = vec![&self.summary.all];
+        if self.by_stratum {
+            rows.extend(self.summary.strata.iter());
+            rows.push(&self.summary.macro_mean);
+        }
+        rows
+    }
+
+    fn means_table(&self) -> Table {
+        let mut headers = vec!["scope".to_string(), "n".to_string()];
+        headers.extend(self.metric_names());
+        let mut t = Table::new(headers, 1);
+        for r in self.rows() {
+            let mut cells = vec![r.scope.clone(), r.n.to_string()];
+            cells.extend(r.means.iter().map(|v| f4(*v)));
+            t.push(cells);
+        }
+        t
+    }
+
+    fn query_table(&self) -> Table {
+        let mut headers = vec!["query".to_string(), "stratum".to_string()];
+        headers.extend(self.metric_names());
+        let mut t = Table::new(headers, 2);
+        for (i, q) in self.prep.gold.queries.iter().enumerate() {
+            let mut cells = vec![q.id.clone(), self.prep.gold.stratum_name(i).to_string()];
+            cells.extend(self.scores.values.iter().map(|v| f4(v[i])));
+            t.push(cells);
+        }
+        t
+    }
+
+    fn title(&self) -> String {
+        let g = &self.prep.gold;
+        format!(
+            "gold {} ({} quer{}, {} strat{}) · run {}",
+            g.path.display(),
+            g.len(),
+            if g.len() == 1 { "y" } else { "ies" },
+            g.strata.len(),
+            if g.strata.len() == 1 { "um" } else { "a" },
+            self.run.path.display()
+        )
+    }
+
+    fn text(&self) -> String {
+        let mut out = self.title() + "\n\n";
+        if self.per_query {
+            out += &self.query_table().text();
+            out.push('\n');
+        }
+        out += &self.means_table().text();
+        out
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = format!("**rgate eval** · {}\n\n", self.title());
+        out += &self.means_table().markdown();
+        if self.per_query {
+            out.push('\n');
+            out += &self.query_table().markdown();
+        }
+        out
+    }
+
+    /// One table: per-query rows when asked for, else the means.
+    fn csv(&self) -> String {
+        if self.per_query {
+            self.query_table().csv()
+        } else {
+            self.means_table().csv()
+        }
+    }
+
+    /// trec_eval's `-q` layout: each query's lines, then `all`.
+    fn trec(&self) -> String {
+        let mut out = String::new();
+        let names = self.metric_names();
+        if self.per_query {
+            for (i, q) in self.prep.gold.queries.iter().enumerate() {
+                for (m, name) in names.iter().enumerate() {
+                    out.push_str(&format!("{name}\t{}\t{}\n", q.id, f4(self.scores.values[m][i])));
+                }
+            }
+        }
+        for (m, name) in names.iter().enumerate() {
+            out.push_str(&format!("{name}\tall\t{}\n", f4(self.summary.all.means[m])));
+        }
+        out
+    }
+
+    fn json(&self) -> Value {
+        let g = &self.prep.gold;
+        let names = self.metric_names();
+        let mut metrics = Map::new();
+        for (m, name) in names.iter().enumerate() {
+            let mut o = Map::new();
+            o.insert("all".into(), json!(self.summary.all.means[m]));
+            for s in &self.summary.strata {
+                o.insert(s.scope.clone(), json!(s.means[m]));
+            }
+            o.insert("macro".into(), json!(self.summary.macro_mean.means[m]));
+            metrics.insert(name.clone(), Value::Object(o));
+        }
+        let strata: Map<String, Value> = self
+            .summary
+            .strata
+            .iter()
+            .map(|s| (s.scope.clone(), json!(s.n)))
+            .collect();
+        let mut root = Map::new();
+        root.insert("schema_version".into(), json!(1));
+        root.insert("gold".into(), json!(g.path.display().to_string()));
+        root.insert("gold_fingerprint".into(), json!(g.fingerprint()));
+        root.insert("run".into(), json!(self.run.path.display().to_string()));
+        root.insert("run_format".into(), json!(self.run.format.to_string()));
+        root.insert("relevance_level".into(), json!(self.prep.relevance_level));
+        root.insert("queries".into(), json!(g.len()));
+        root.insert("strata".into(), Value::Object(strata));
+        root.insert("metrics".into(), Value::Object(metrics));
+        let missing: Vec<&str> = self.run.missing().map(|i| g.queries[i].id.as_str()).collect();
+        root.insert("missing_queries".into(), json!(missing));
+        if self.per_query {
+            let rows: Vec<Value> = g
+                .queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    let mut o = Map::new();
+                    o.insert("query_id".into(), json!(q.id));
+                    o.insert("stratum".into(), json!(g.stratum_name(i)));
+                    for (m, name) in names.iter().enumerate() {
+                        o.insert(name.clone(), json!(self.scores.values[m][i]));
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            root.insert("per_query".into(), Value::Array(rows));
+        }
+        let warnings: Vec<&String> = self
+            .prep
+            .warnings
+            .iter()
+            .chain(self.run.warnings.iter())
+            .collect();
+        root.insert("warnings".into(), json!(warnings));
+        Value::Object(root)
+    }
+}

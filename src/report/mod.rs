@@ -1,0 +1,5 @@
+//! Reports: each command builds a view of its results and renders it in the
+//! requested format. Nothing here decides anything; verdicts arrive decided.
+
+pub mod eval;
+pub mod table;

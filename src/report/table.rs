@@ -1,0 +1,191 @@
+//! One table model rendered three ways (aligned text, Markdown, CSV), so each
+//! report builds its rows once and every format shows the same numbers
+//! (hyperfine's exporters share a table the same way).
+
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub align: Vec<Align>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Columns after the first `left` are right-aligned (numbers).
+    pub fn new(headers: Vec<String>, left: usize) -> Table {
+        let align = (0..headers.len())
+            .map(|i| if i < left { Align::Left } else { Align::Right })
+            .collect();
+        Table {
+            headers,
+            align,
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        debug_assert_eq!(row.len(), self.headers.len());
+        self.rows.push(row);
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        w
+    }
+
+    /// Space-aligned columns for a terminal, two spaces apart.
+    pub fn text(&self) -> String {
+        let w = self.widths();
+        let mut out = String::new();
+        let line = |cells: &[String], out: &mut String| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                let pad = w[i] - c.chars().count();
+                match self.align[i] {
+                    Align::Left => {
+                        s.push_str(c);
+                        s.push_str(&" ".repeat(pad));
+                    }
+                    Align::Right => {
+                        s.push_str(&" ".repeat(pad));
+                        s.push_str(c);
+                    }
+                }
+            }
+            out.push_str(s.trim_end());
+            out.push('\n');
+        };
+        line(&self.headers, &mut out);
+        let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
+        line(&rule, &mut out);
+        for r in &self.rows {
+            line(r, &mut out);
+        }
+        out
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let esc = |s: &str| s.replace('|', "\\|");
+        let _ = writeln!(
+            out,
+            "| {} |",
+            self.headers
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(
+            out,
+            "|{}|",
+            self.align
+                .iter()
+                .map(|a| match a {
+                    Align::Left => ":---",
+                    Align::Right => "---:",
+                })
+                .collect::<Vec<_>>()
+                .join("|")
+        );
+        for r in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} |",
+                r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+        out
+    }
+
+    /// RFC 4180: quote fields holding a comma, quote or line break.
+    pub fn csv(&self) -> String {
+        let mut out = String::new();
+        let mut line = |cells: &[String]| {
+            let s: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
+            out.push_str(&s.join(","));
+            out.push('\n');
+        };
+        line(&self.headers);
+        for r in &self.rows {
+            line(r);
+        }
+        out
+    }
+}
+
+pub fn csv_field(c: &str) -> String {
+    if c.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c.to_string()
+    }
+}
+
+/// Four decimals, as trec_eval prints.
+pub fn f4(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+/// A signed delta with four decimals.
+pub fn signed4(v: f64) -> String {
+    if v == 0.0 {
+        // "-0.0000" reads as a drop; it is not one.
+        "+0.0000".into()
+    } else {
+        format!("{v:+.4}")
+    }
+}
+
+/// p-values: four decimals, or `<0.0001`.
+pub fn pfmt(p: f64) -> String {
+    if p.is_nan() {
+        "-".into()
+    } else if p < 0.0001 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_three_ways() {
+        let mut t = Table::new(vec!["scope".into(), "n".into(), "mrr".into()], 1);
+        t.push(vec!["all".into(), "90".into(), "0.5000".into()]);
+        t.push(vec!["a,b".into(), "3".into(), "1.0000".into()]);
+        assert_eq!(
+            t.text(),
+            "scope   n     mrr\n-----  --  ------\nall    90  0.5000\na,b     3  1.0000\n"
+        );
+        assert!(t
+            .markdown()
+            .starts_with("| scope | n | mrr |\n|:---|---:|---:|\n"));
+        assert!(t.csv().contains("\"a,b\",3,1.0000"));
+    }
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(signed4(-0.0), "+0.0000");
+        assert_eq!(signed4(-0.02), "-0.0200");
+        assert_eq!(pfmt(0.00001), "<0.0001");
+    }
+}
