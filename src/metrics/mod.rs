@@ -182,8 +182,13 @@ impl FromStr for Metric {
             .find(|(n, _)| *n == base)
             .map(|(_, k)| *k)
             .ok_or_else(|| {
-                let hint = match suggest(raw, CANONICAL).or_else(|| suggest(base, CANONICAL)) {
-                    Some(s) => format!("did you mean `{s}`? Metrics: {}", CANONICAL.join(", ")),
+                let kinds: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
+                let hint = match suggest(base, &kinds) {
+                    Some(s) => {
+                        let k = NAMES.iter().find(|(n, _)| *n == s).map_or(s, |(_, k)| k.canonical());
+                        let guess = cutoff.map_or_else(|| k.to_string(), |c| format!("{k}@{c}"));
+                        format!("did you mean `{guess}`? Metrics: {}", CANONICAL.join(", "))
+                    }
                     None => format!("metrics: {} (k is a cutoff such as 10)", CANONICAL.join(", ")),
                 };
                 usage_error(format!("unknown metric `{raw}`"), hint)
