@@ -1,0 +1,655 @@
+//! Paired, stratified bootstrap of the mean delta, for several metrics at once.
+//!
+//! Resampling queries (not metric values) keeps each query's deltas together,
+//! which is what makes the test paired; resampling within strata keeps every
+//! resample's mix of query types equal to the gold set's, so a stratum of hard
+//! queries cannot be over- or under-drawn by chance (the resampling mirrors
+//! how the sample was drawn; Efron & Tibshirani 1993, ch. 8).
+//!
+//! p-values use the shift method (Efron & Tibshirani 1993, ch. 16): the
+//! resampled statistics, moved to mean zero (`null_b = stat_b - observed`),
+//! estimate the statistic's distribution under "no change", and the p-value is
+//! the share at least as extreme as what was observed. The `+1`s count the
+//! observed sample as one of the resamples, so a p-value is never 0 and an
+//! identical pair of runs gives exactly 1. Intervals are percentile intervals
+//! (ch. 13) with type 7 quantiles.
+
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use super::quantile::{quantile_sorted, sort_total};
+use super::{block_rng, StatsError, Strata, TestOutcome, Weighting, BLOCK_SIZE, TIE_SLACK};
+
+/// Knobs of one bootstrap run; `seed` and `resamples` belong in every report so
+/// the numbers can be reproduced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BootstrapSettings {
+    pub resamples: u32,
+    pub seed: u64,
+    pub weighting: Weighting,
+    pub alpha: f64,
+}
+
+/// [`try_bootstrap`] for callers that build the delta matrix and the strata
+/// together and so cannot get the shapes wrong. A shape error, which is a bug,
+/// still does not panic: it yields `n_metrics` outcomes with a NaN statistic,
+/// p-values of 1 and NaN intervals.
+pub fn bootstrap(
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    s: &BootstrapSettings,
+) -> Vec<TestOutcome> {
+    try_bootstrap(deltas, n_metrics, strata, s)
+        .unwrap_or_else(|_| vec![TestOutcome::undefined(f64::NAN); n_metrics])
+}
+
+/// Paired, stratified bootstrap for several metrics at once.
+///
+/// `deltas` is query-major (`deltas[q * n_metrics + j]`), so one drawn query is
+/// one contiguous row and each resample draws its indices once for all metrics:
+/// the cost is dominated by random draws, not by the number of metrics.
+///
+/// Errors when `deltas.len()` is not a multiple of `n_metrics`, or when the
+/// strata do not list each query `0..n` exactly once. Data conditions are not
+/// errors; see the module docs of [`crate::stats`] for n < 2, non-finite deltas
+/// and unusable `alpha`. With `resamples == 0` there is no distribution to
+/// read: p-values are 1 and the intervals unbounded.
+pub fn try_bootstrap(
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    s: &BootstrapSettings,
+) -> Result<Vec<TestOutcome>, StatsError> {
+    let outcomes = outcomes(deltas, n_metrics, strata, s)?;
+    Ok(outcomes.into_iter().map(|o| o.checked_alpha(s.alpha)).collect())
+}
+
+fn outcomes(
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    s: &BootstrapSettings,
+) -> Result<Vec<TestOutcome>, StatsError> {
+    let m = n_metrics;
+    if m == 0 || deltas.len() % m != 0 {
+        if m == 0 && deltas.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Err(StatsError::Shape {
+            len: deltas.len(),
+            n_metrics: m,
+        });
+    }
+    let n = deltas.len() / m;
+    check_partition(strata, n)?;
+    if n == 0 {
+        // No queries, no change: 0 rather than the 0/0 of an empty mean.
+        return Ok(vec![TestOutcome::no_information(0.0); m]);
+    }
+
+    let observed = observed_statistics(deltas, m, strata, s.weighting);
+    let variability_visible = strata.groups().iter().any(|g| g.len() >= 2);
+    if !variability_visible || s.resamples == 0 {
+        return Ok(observed
+            .iter()
+            .map(|&o| {
+                if o.is_finite() {
+                    TestOutcome::no_information(o)
+                } else {
+                    TestOutcome::undefined(o)
+                }
+            })
+            .collect());
+    }
+
+    let groups: Vec<Group<'_>> = strata
+        .groups()
+        .iter()
+        .filter_map(|g| {
+            let len = u32::try_from(g.len()).ok().filter(|&l| l > 0)?;
+            Some(Group {
+                idx: g,
+                draw: Below::new(len),
+                len: f64::from(len),
+            })
+        })
+        .collect();
+    let job = Job {
+        deltas,
+        m,
+        n: n as f64,
+        groups: &groups,
+        weighting: s.weighting,
+    };
+
+    let b = s.resamples;
+    let n_blocks = b.div_ceil(BLOCK_SIZE);
+    let blocks: Vec<Vec<f64>> = (0..n_blocks)
+        .into_par_iter()
+        .map(|i| {
+            let count = (b - i * BLOCK_SIZE).min(BLOCK_SIZE);
+            let mut rng = block_rng(s.seed, u64::from(i));
+            job.run(&mut rng, count)
+        })
+        .collect();
+
+    let outcomes = (0..m)
+        .map(|j| {
+            let obs = observed[j];
+            if !obs.is_finite() {
+                return TestOutcome::undefined(obs);
+            }
+            let mut stats: Vec<f64> = blocks
+                .iter()
+                .flat_map(|blk| blk.chunks_exact(m).map(move |row| row[j]))
+                .collect();
+            outcome_from_resamples(obs, &mut stats, s.alpha)
+        })
+        .collect();
+    Ok(outcomes)
+}
+
+/// Shift-method p-values and percentile bounds from the resampled statistics
+/// (which it sorts in place).
+fn outcome_from_resamples(observed: f64, stats: &mut [f64], alpha: f64) -> TestOutcome {
+    let (mut less, mut greater, mut two) = (0u64, 0u64, 0u64);
+    for &st in stats.iter() {
+        let null = st - observed;
+        less += u64::from(null <= observed + TIE_SLACK);
+        greater += u64::from(null >= observed - TIE_SLACK);
+        two += u64::from(null.abs() >= observed.abs() - TIE_SLACK);
+    }
+    let denom = stats.len() as f64 + 1.0;
+    let p = |count: u64| ((count as f64 + 1.0) / denom).min(1.0);
+    sort_total(stats);
+    let q = |level: f64| quantile_sorted(stats, level);
+    TestOutcome {
+        mean_delta: observed,
+        p_less: p(less),
+        p_greater: p(greater),
+        p_two_sided: p(two),
+        ci_low: q(alpha / 2.0),
+        ci_high: q(1.0 - alpha / 2.0),
+        lower_bound: q(alpha),
+        upper_bound: q(1.0 - alpha),
+    }
+}
+
+/// Rejects strata built for a different query set; O(n), negligible next to
+/// the resampling.
+fn check_partition(strata: &Strata, n: usize) -> Result<(), StatsError> {
+    let err = |reason: String| StatsError::Strata { n_queries: n, reason };
+    let mut seen = vec![false; n];
+    for &i in strata.groups().iter().flatten() {
+        let slot = seen
+            .get_mut(i as usize)
+            .ok_or_else(|| err(format!("query index {i} is out of range")))?;
+        if *slot {
+            return Err(err(format!("query index {i} is in two strata")));
+        }
+        *slot = true;
+    }
+    match seen.iter().position(|&x| !x) {
+        Some(i) => Err(err(format!("query index {i} is in no stratum"))),
+        None => Ok(()),
+    }
+}
+
+/// The statistic on the original sample, computed exactly like a resample's
+/// (micro: sequential sum over queries / n; macro: per-stratum sums in group
+/// order), so a resample that reproduces the sample reproduces the bits.
+fn observed_statistics(deltas: &[f64], m: usize, strata: &Strata, w: Weighting) -> Vec<f64> {
+    let mut acc = vec![0.0; m];
+    match w {
+        Weighting::Micro => {
+            for row in deltas.chunks_exact(m) {
+                add_row(&mut acc, row);
+            }
+            let n = (deltas.len() / m) as f64;
+            acc.iter_mut().for_each(|a| *a /= n);
+        }
+        Weighting::Macro => {
+            let mut sub = vec![0.0; m];
+            let mut h = 0.0;
+            for g in strata.groups().iter().filter(|g| !g.is_empty()) {
+                sub.fill(0.0);
+                for &q in g {
+                    let q = q as usize;
+                    add_row(&mut sub, &deltas[q * m..q * m + m]);
+                }
+                let len = g.len() as f64;
+                for (a, s) in acc.iter_mut().zip(&sub) {
+                    *a += s / len;
+                }
+                h += 1.0;
+            }
+            acc.iter_mut().for_each(|a| *a /= h);
+        }
+    }
+    acc
+}
+
+#[inline(always)]
+fn add_row(acc: &mut [f64], row: &[f64]) {
+    for (a, &x) in acc.iter_mut().zip(row) {
+        *a += x;
+    }
+}
+
+struct Group<'a> {
+    idx: &'a [u32],
+    draw: Below,
+    len: f64,
+}
+
+/// Uniform draws from `0..range` with Lemire's widening-multiply rejection
+/// method (Lemire 2019, "Fast random integer generation in an interval"),
+/// the algorithm of rand 0.8's `Uniform<u32>`, written out here so the
+/// mapping from ChaCha words to query indices is fixed by this file and cannot
+/// change with a rand upgrade (rand 0.9 changed its integer sampling). It is
+/// also cheaper without optimisation, which keeps debug-mode tests quick.
+#[derive(Clone, Copy)]
+struct Below {
+    range: u32,
+    /// Largest accepted low word: rejecting above it removes the modulo bias.
+    zone: u32,
+}
+
+impl Below {
+    /// `range` must be positive (groups are never empty).
+    fn new(range: u32) -> Below {
+        let reject = range.wrapping_neg() % range.max(1);
+        Below {
+            range,
+            zone: u32::MAX - reject,
+        }
+    }
+
+    #[inline(always)]
+    fn sample(self, rng: &mut ChaCha8Rng) -> u32 {
+        loop {
+            let wide = u64::from(rng.next_u32()) * u64::from(self.range);
+            if (wide as u32) <= self.zone {
+                return (wide >> 32) as u32;
+            }
+        }
+    }
+}
+
+/// Everything a block needs, shared read-only across threads.
+struct Job<'a> {
+    deltas: &'a [f64],
+    m: usize,
+    n: f64,
+    groups: &'a [Group<'a>],
+    weighting: Weighting,
+}
+
+impl Job<'_> {
+    /// `count` resamples, resample-major (`out[r * m + j]`).
+    fn run(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
+        // Monomorphised kernels for the common metric counts let the compiler
+        // keep the accumulators in registers; the generic one covers the rest.
+        match self.m {
+            1 => self.run_fixed::<1>(rng, count),
+            2 => self.run_fixed::<2>(rng, count),
+            3 => self.run_fixed::<3>(rng, count),
+            4 => self.run_fixed::<4>(rng, count),
+            5 => self.run_fixed::<5>(rng, count),
+            6 => self.run_fixed::<6>(rng, count),
+            7 => self.run_fixed::<7>(rng, count),
+            8 => self.run_fixed::<8>(rng, count),
+            _ => self.run_dyn(rng, count),
+        }
+    }
+
+    fn run_fixed<const M: usize>(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
+        let mut out = Vec::with_capacity(count as usize * M);
+        for _ in 0..count {
+            let mut acc = [0.0f64; M];
+            for g in self.groups {
+                let mut sub = [0.0f64; M];
+                for _ in 0..g.idx.len() {
+                    let q = g.idx[g.draw.sample(rng) as usize] as usize * M;
+                    let row = &self.deltas[q..q + M];
+                    for j in 0..M {
+                        sub[j] += row[j];
+                    }
+                }
+                self.fold_stratum(&mut acc, &sub, g.len);
+            }
+            self.finish(&mut acc);
+            out.extend_from_slice(&acc);
+        }
+        out
+    }
+
+    fn run_dyn(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
+        let m = self.m;
+        let mut out = Vec::with_capacity(count as usize * m);
+        let mut acc = vec![0.0f64; m];
+        let mut sub = vec![0.0f64; m];
+        for _ in 0..count {
+            acc.fill(0.0);
+            for g in self.groups {
+                sub.fill(0.0);
+                for _ in 0..g.idx.len() {
+                    let q = g.idx[g.draw.sample(rng) as usize] as usize * m;
+                    add_row(&mut sub, &self.deltas[q..q + m]);
+                }
+                self.fold_stratum(&mut acc, &sub, g.len);
+            }
+            self.finish(&mut acc);
+            out.extend_from_slice(&acc);
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn fold_stratum(&self, acc: &mut [f64], sub: &[f64], len: f64) {
+        match self.weighting {
+            Weighting::Micro => add_row(acc, sub),
+            Weighting::Macro => {
+                for (a, s) in acc.iter_mut().zip(sub) {
+                    *a += s / len;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&self, acc: &mut [f64]) {
+        let d = match self.weighting {
+            Weighting::Micro => self.n,
+            Weighting::Macro => self.groups.len() as f64,
+        };
+        acc.iter_mut().for_each(|a| *a /= d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{block_rng, mean, Alternative};
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    fn settings(resamples: u32, seed: u64) -> BootstrapSettings {
+        BootstrapSettings {
+            resamples,
+            seed,
+            weighting: Weighting::Micro,
+            alpha: 0.05,
+        }
+    }
+
+    fn one(deltas: &[f64], s: &BootstrapSettings) -> TestOutcome {
+        bootstrap(deltas, 1, &Strata::single(deltas.len()), s).remove(0)
+    }
+
+    fn bits(o: &TestOutcome) -> [u64; 8] {
+        [
+            o.mean_delta,
+            o.p_less,
+            o.p_greater,
+            o.p_two_sided,
+            o.ci_low,
+            o.ci_high,
+            o.lower_bound,
+            o.upper_bound,
+        ]
+        .map(f64::to_bits)
+    }
+
+    #[test]
+    fn index_draws_match_rand_uniform() {
+        // The hand-written sampler must consume the stream exactly like rand
+        // 0.8's `Uniform<u32>`, as its doc comment claims.
+        use rand::distributions::{Distribution, Uniform};
+        for range in [1u32, 2, 3, 7, 100, 7000, 1 << 31, u32::MAX] {
+            let (mut a, mut b) = (block_rng(5, 3), block_rng(5, 3));
+            let uniform = Uniform::new(0, range);
+            let below = Below::new(range);
+            for _ in 0..2000 {
+                assert_eq!(below.sample(&mut a), uniform.sample(&mut b), "range {range}");
+            }
+        }
+    }
+
+    #[test]
+    fn identical_runs_give_p_one_exactly() {
+        let o = one(&[0.0; 30], &settings(999, 1));
+        assert_eq!(o.mean_delta, 0.0);
+        assert_eq!((o.p_less, o.p_greater, o.p_two_sided), (1.0, 1.0, 1.0));
+        assert_eq!((o.ci_low, o.ci_high), (0.0, 0.0));
+    }
+
+    #[test]
+    fn clear_drop_is_detected() {
+        let d: Vec<f64> = (0..40).map(|i| -0.1 + 0.01 * f64::from(i % 5)).collect();
+        let o = one(&d, &settings(2000, 3));
+        assert!(o.p(Alternative::Less) < 0.001);
+        assert!(o.p_greater > 0.99);
+        assert!(o.upper_bound < 0.0);
+    }
+
+    #[test]
+    fn degenerate_inputs_do_not_panic() {
+        let s = settings(100, 1);
+        assert_eq!(bootstrap(&[], 0, &Strata::single(0), &s), vec![]);
+        let empty = bootstrap(&[], 2, &Strata::single(0), &s);
+        assert_eq!(empty.len(), 2);
+        assert!(empty.iter().all(|o| o.mean_delta == 0.0 && o.p_two_sided == 1.0));
+        let single = one(&[-0.5], &s);
+        assert_eq!(single.mean_delta, -0.5);
+        assert_eq!(single.p_less, 1.0);
+        assert_eq!(single.ci_low, f64::NEG_INFINITY);
+        let nan = one(&[0.1, f64::NAN, 0.2], &s);
+        assert!(nan.mean_delta.is_nan() && nan.ci_low.is_nan() && nan.p_less == 1.0);
+        let bad_alpha = one(&[0.1, -0.2, 0.3], &BootstrapSettings { alpha: 1.5, ..s });
+        assert!(bad_alpha.ci_low.is_nan() && bad_alpha.p_two_sided <= 1.0);
+        assert!(one(&[0.1], &BootstrapSettings { alpha: -1.0, ..s })
+            .ci_low
+            .is_nan());
+        let no_resamples = one(&[0.1, -0.2, 0.3], &settings(0, 1));
+        assert_eq!(no_resamples.p_two_sided, 1.0);
+        // Every stratum a singleton: no variability to resample.
+        let singletons = bootstrap(&[0.1, 0.2], 1, &Strata::from_labels(&[0, 1]), &s);
+        assert_eq!(singletons[0].p_less, 1.0);
+    }
+
+    #[test]
+    fn shape_errors_are_reported() {
+        let s = settings(10, 1);
+        assert!(matches!(
+            try_bootstrap(&[1.0, 2.0, 3.0], 2, &Strata::single(1), &s),
+            Err(StatsError::Shape { .. })
+        ));
+        assert!(matches!(
+            try_bootstrap(&[1.0, 2.0, 3.0], 1, &Strata::single(2), &s),
+            Err(StatsError::Strata { .. })
+        ));
+        assert!(matches!(
+            try_bootstrap(&[1.0, 2.0], 1, &Strata::single(3), &s),
+            Err(StatsError::Strata { .. })
+        ));
+        let broken = bootstrap(&[1.0, 2.0, 3.0], 2, &Strata::single(1), &s);
+        assert_eq!(broken.len(), 2);
+        assert!(broken[0].mean_delta.is_nan());
+    }
+
+    #[test]
+    fn macro_weights_strata_equally() {
+        // Stratum 0: 4 queries at 0; stratum 1: 1... 2 queries at -1.
+        let d = [0.0, 0.0, 0.0, 0.0, -1.0, -1.0];
+        let strata = Strata::from_labels(&[0, 0, 0, 0, 1, 1]);
+        let mac = BootstrapSettings {
+            weighting: Weighting::Macro,
+            ..settings(200, 1)
+        };
+        let o = bootstrap(&d, 1, &strata, &mac).remove(0);
+        assert_eq!(o.mean_delta, -0.5);
+        // Within-stratum resampling of constant strata never moves the statistic.
+        assert_eq!((o.ci_low, o.ci_high), (-0.5, -0.5));
+        let mic = bootstrap(&d, 1, &strata, &settings(200, 1)).remove(0);
+        assert!((mic.mean_delta - -1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn metrics_match_separate_single_metric_runs() {
+        // Indices are shared across metrics, so running a column alone with the
+        // same seed must give the same numbers.
+        let n = 37;
+        let d: Vec<f64> = (0..n * 3)
+            .map(|i| ((i * 7919) % 13) as f64 / 13.0 - 0.45)
+            .collect();
+        let s = settings(700, 11);
+        let all = bootstrap(&d, 3, &Strata::single(n), &s);
+        for (j, outcome) in all.iter().enumerate() {
+            let col: Vec<f64> = d.chunks_exact(3).map(|r| r[j]).collect();
+            assert_eq!(bits(outcome), bits(&one(&col, &s)));
+        }
+    }
+
+    #[test]
+    fn many_metrics_use_the_generic_kernel() {
+        let n = 25;
+        let m = 11;
+        let d: Vec<f64> = (0..n * m).map(|i| ((i * 31) % 17) as f64 / 17.0 - 0.5).collect();
+        let s = settings(300, 5);
+        let all = bootstrap(&d, m, &Strata::single(n), &s);
+        let col: Vec<f64> = d.chunks_exact(m).map(|r| r[10]).collect();
+        assert_eq!(bits(&all[10]), bits(&one(&col, &s)));
+    }
+
+    #[test]
+    fn same_result_on_one_and_two_threads() {
+        let n = 300;
+        let d: Vec<f64> = (0..n * 2).map(|i| ((i * 37) % 11) as f64 / 10.0 - 0.5).collect();
+        let strata = Strata::from_labels(&(0..n as u32).map(|i| i % 3).collect::<Vec<_>>());
+        let s = BootstrapSettings {
+            weighting: Weighting::Macro,
+            ..settings(3000, 99)
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map(|pool| pool.install(|| bootstrap(&d, 2, &strata, &s)))
+                .ok()
+        };
+        let (a, b) = (run(1), run(2));
+        assert!(a.is_some());
+        let to_bits =
+            |v: &Option<Vec<TestOutcome>>| v.as_ref().map(|v| v.iter().map(bits).collect::<Vec<_>>());
+        assert_eq!(to_bits(&a), to_bits(&b));
+    }
+
+    #[test]
+    fn calibrated_under_the_null() {
+        // 300 paired samples with no true difference (n = 100, symmetric deltas):
+        // the one-sided test at alpha 0.05 must reject at a rate inside the
+        // binomial 99.9% band around 5%.
+        use rand::{Rng, SeedableRng};
+        use statrs::distribution::{Binomial, DiscreteCDF};
+        let trials = 300u64;
+        let s = settings(2000, 20261129);
+        let mut rejections = 0u64;
+        for t in 0..trials {
+            let mut gen = rand_chacha::ChaCha8Rng::seed_from_u64(1000 + t);
+            let d: Vec<f64> = (0..100)
+                .map(|_| {
+                    if t % 2 == 0 {
+                        // Continuous: difference of two iid uniform scores.
+                        gen.gen::<f64>() - gen.gen::<f64>()
+                    } else {
+                        // Binary metric: -1, 0, +1 with a 60% tie rate.
+                        [-1.0, 0.0, 0.0, 0.0, 1.0][gen.gen_range(0u32..5) as usize]
+                    }
+                })
+                .collect();
+            let o = one(&d, &s);
+            rejections += u64::from(o.p(Alternative::Less) < 0.05);
+        }
+        let binom = Binomial::new(0.05, trials).unwrap();
+        let (lo, hi) = (binom.inverse_cdf(0.0005), binom.inverse_cdf(0.9995));
+        assert!(
+            (lo..=hi).contains(&rejections),
+            "{rejections} rejections of {trials}, band {lo}..={hi}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn identical_runs_no_change(n in 0usize..80, seed: u64) {
+            let o = one(&vec![0.0; n], &settings(199, seed));
+            prop_assert_eq!(o.mean_delta, 0.0);
+            prop_assert_eq!(o.p_two_sided, 1.0);
+        }
+
+        #[test]
+        fn ci_contains_point_estimate(d in vec(-1.0f64..1.0, 1..60), seed: u64) {
+            let o = one(&d, &settings(199, seed));
+            prop_assert!(o.ci_low <= o.mean_delta + 1e-12, "{:?}", o);
+            prop_assert!(o.mean_delta - 1e-12 <= o.ci_high, "{:?}", o);
+            prop_assert!(o.ci_low <= o.lower_bound && o.upper_bound <= o.ci_high);
+            prop_assert_eq!(o.mean_delta.to_bits(), mean(&d).to_bits());
+        }
+
+        #[test]
+        fn swapping_runs_flips_sign_keeps_two_sided(d in vec(-1.0f64..1.0, 2..60), seed: u64) {
+            let s = settings(199, seed);
+            let neg: Vec<f64> = d.iter().map(|x| -x).collect();
+            let (a, b) = (one(&d, &s), one(&neg, &s));
+            prop_assert_eq!(a.mean_delta, -b.mean_delta);
+            prop_assert_eq!(a.p_two_sided.to_bits(), b.p_two_sided.to_bits());
+            prop_assert_eq!(a.p_less.to_bits(), b.p_greater.to_bits());
+            prop_assert_eq!(a.p_greater.to_bits(), b.p_less.to_bits());
+            prop_assert!((a.ci_low + b.ci_high).abs() < 1e-12);
+            prop_assert!((a.lower_bound + b.upper_bound).abs() < 1e-12);
+        }
+
+        #[test]
+        fn fixed_seed_repeats_bitwise(d in vec(-1.0f64..1.0, 0..120),
+                                      labels in vec(0u32..4, 120),
+                                      seed: u64, macro_: bool) {
+            let m = 2;
+            let n = d.len() / m;
+            let strata = Strata::from_labels(&labels[..n]);
+            let s = BootstrapSettings {
+                weighting: if macro_ { Weighting::Macro } else { Weighting::Micro },
+                ..settings(300, seed)
+            };
+            let run = || {
+                let out = bootstrap(&d[..n * m], m, &strata, &s);
+                out.iter().map(bits).collect::<Vec<_>>()
+            };
+            prop_assert_eq!(run(), run());
+        }
+
+        #[test]
+        fn one_stratum_equals_unstratified(d in vec(-1.0f64..1.0, 1..60),
+                                           label: u32, seed: u64, macro_: bool) {
+            let s = BootstrapSettings {
+                weighting: if macro_ { Weighting::Macro } else { Weighting::Micro },
+                ..settings(199, seed)
+            };
+            let unstratified = one(&d, &settings(199, seed));
+            let strata = Strata::from_labels(&vec![label; d.len()]);
+            let stratified = bootstrap(&d, 1, &strata, &s).remove(0);
+            prop_assert_eq!(bits(&unstratified), bits(&stratified));
+        }
+
+        #[test]
+        fn p_values_are_probabilities(d in vec(-1.0f64..1.0, 0..40), seed: u64) {
+            let o = one(&d, &settings(99, seed));
+            for p in [o.p_less, o.p_greater, o.p_two_sided] {
+                prop_assert!(p > 0.0 && p <= 1.0);
+            }
+        }
+    }
+}

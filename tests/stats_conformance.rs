@@ -1,0 +1,128 @@
+//! Conformance against the reference vectors in
+//! `tests/fixtures/stats/vectors.json` (a copy of `conformance/stats/`): bootstrap
+//! at B = 100,000 within Monte Carlo error (0.01), t-test within 0.001, exact
+//! randomization within 0.01, summaries within 1e-4, Holm exactly.
+
+use rgate::stats::{
+    bootstrap, holm, mean, randomization, sample_sd, t_test, Alternative, BootstrapSettings, Strata,
+    Weighting,
+};
+use serde_json::Value;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats/vectors.json");
+
+fn vectors() -> Value {
+    let text = std::fs::read_to_string(FIXTURE).expect("read stats fixture");
+    serde_json::from_str(&text).expect("parse stats fixture")
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
+}
+
+fn num(expected: &Value, key: &str) -> f64 {
+    expected[key].as_f64().unwrap_or_else(|| panic!("missing {key}"))
+}
+
+fn close(case: &str, what: &str, got: f64, want: f64, tol: f64) {
+    assert!(
+        (got - want).abs() <= tol,
+        "{case}: {what} = {got}, expected {want} (tolerance {tol})"
+    );
+}
+
+/// Every case, every reference value.
+#[test]
+fn reference_vectors() {
+    let v = vectors();
+    let cases = v["cases"].as_object().expect("cases");
+    assert!(!cases.is_empty());
+    for (name, case) in cases {
+        let baseline = floats(&case["baseline"]);
+        let candidate = floats(&case["candidate"]);
+        assert_eq!(baseline.len(), candidate.len(), "{name}");
+        let deltas: Vec<f64> = candidate.iter().zip(&baseline).map(|(c, b)| c - b).collect();
+        let e = &case["expected"];
+
+        close(name, "mean_delta", mean(&deltas), num(e, "mean_delta"), 1e-4);
+        close(name, "sd_diff", sample_sd(&deltas), num(e, "sd_diff"), 1e-4);
+
+        let settings = BootstrapSettings {
+            resamples: 100_000,
+            seed: 20261129,
+            weighting: Weighting::Micro,
+            alpha: 0.05,
+        };
+        let b = bootstrap(&deltas, 1, &Strata::single(deltas.len()), &settings).remove(0);
+        close(
+            name,
+            "bootstrap mean_delta",
+            b.mean_delta,
+            num(e, "mean_delta"),
+            1e-4,
+        );
+        close(
+            name,
+            "bootstrap p_less",
+            b.p(Alternative::Less),
+            num(e, "boot_mean_p_less"),
+            0.01,
+        );
+        let two = num(e, "boot_mean_p_two-sided");
+        close(name, "bootstrap p_two_sided", b.p_two_sided, two, 0.01);
+        let ci = floats(&e["ci95_percentile"]);
+        close(name, "bootstrap ci_low", b.ci_low, ci[0], 0.01);
+        close(name, "bootstrap ci_high", b.ci_high, ci[1], 0.01);
+        close(
+            name,
+            "bootstrap lower_bound",
+            b.lower_bound,
+            num(e, "lower95_one_sided"),
+            0.01,
+        );
+        close(
+            name,
+            "bootstrap upper_bound",
+            b.upper_bound,
+            num(e, "upper95_one_sided"),
+            0.01,
+        );
+
+        let t = t_test(&deltas, 0.05);
+        close(name, "t p_less", t.p_less, num(e, "t_p_less"), 0.001);
+        close(
+            name,
+            "t p_two_sided",
+            t.p_two_sided,
+            num(e, "t_p_two-sided"),
+            0.001,
+        );
+
+        let r = randomization(&deltas, 10_000, 20261129, 0.05);
+        close(
+            name,
+            "randomization p_less",
+            r.p_less,
+            num(e, "rand_exact_p_less"),
+            0.01,
+        );
+        let two = num(e, "rand_exact_p_two-sided");
+        close(name, "randomization p_two_sided", r.p_two_sided, two, 0.01);
+    }
+}
+
+#[test]
+fn holm_reference() {
+    let v = vectors();
+    let p = floats(&v["holm"]["p"]);
+    let want = floats(&v["holm"]["adjusted"]);
+    let got = holm(&p);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-12, "holm({p:?}) = {got:?}, expected {want:?}");
+    }
+}
