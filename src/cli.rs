@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::config::{TestKind, Weighting};
 use crate::run::RunFormat;
 
 #[derive(Debug, Parser)]
@@ -64,6 +65,133 @@ pub enum ColorChoice {
 pub enum Command {
     /// Compute metrics of one run on a gold set (trec_eval's job)
     Eval(EvalArgs),
+    /// Compare runs on a gold set with paired significance tests
+    Compare(CompareArgs),
+    /// Check retrievers against their baselines; exit 1 on a regression
+    Gate(GateArgs),
+    /// Record, show and list baselines
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+    /// Validate a gold set and describe what it can detect
+    #[command(subcommand)]
+    Gold(GoldCommand),
+}
+
+/// `NAME=PATH`, for overriding a retriever's run file.
+pub fn parse_run_override(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((n, p)) if !n.is_empty() && !p.is_empty() => Ok((n.to_string(), PathBuf::from(p))),
+        _ => Err(format!("expected NAME=PATH, got `{s}`")),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub gold: GoldArgs,
+    /// Runs to compare; each run after the first is compared with the first
+    #[arg(required = true, num_args = 2.., value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+    /// Significance test
+    #[arg(long, value_enum, default_value_t = TestKind::Bootstrap)]
+    pub test: TestKind,
+    /// Bootstrap resamples (and Monte Carlo draws of the randomization test)
+    #[arg(long, default_value_t = crate::config::DEFAULT_RESAMPLES, value_name = "B")]
+    pub resamples: u32,
+    /// Seed of the resampling stream (ChaCha8)
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Alternative hypothesis for p-values: less = the run fell below the first
+    #[arg(long, value_enum, default_value_t = AlternativeArg::TwoSided)]
+    pub alternative: AlternativeArg,
+    /// Significance level; CIs are at 1 - alpha
+    #[arg(long, default_value_t = crate::config::DEFAULT_ALPHA)]
+    pub alpha: f64,
+    /// Also compare within each stratum
+    #[arg(long)]
+    pub by_stratum: bool,
+    /// How strata weigh in the overall mean
+    #[arg(long, value_enum, default_value_t = Weighting::Micro)]
+    pub weighting: Weighting,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlternativeArg {
+    TwoSided,
+    Less,
+    Greater,
+}
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// Retrievers to gate (default: all configured)
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Use this run file for a retriever instead of the configured one
+    #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub runs: Vec<(String, PathBuf)>,
+    /// Append this result to each retriever's history
+    #[arg(long)]
+    pub record: bool,
+    /// Also write report.md, report.json and junit.xml here
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// A retriever without a baseline is an error instead of a pass
+    #[arg(long)]
+    pub require_baseline: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Record the current runs as baselines (refused when the gate fails)
+    Update(UpdateArgs),
+    /// Show a stored baseline
+    Show {
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// List a retriever's recorded results over time
+    History {
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// Also draw the gated metrics over time as an SVG chart
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Retrievers to record (default: all configured)
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Use this run file for a retriever instead of the configured one
+    #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub runs: Vec<(String, PathBuf)>,
+    /// Why this baseline is recorded (kept in the file and the history)
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Record even though the gate fails (needs --note)
+    #[arg(long)]
+    pub allow_regression: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GoldCommand {
+    /// Check a gold set: exit 0 valid, 1 findings, 2 unreadable
+    Validate(GoldPick),
+    /// Strata sizes, labels, grades, and the smallest drop each rule can detect
+    Stats(GoldPick),
+}
+
+#[derive(Debug, Args)]
+pub struct GoldPick {
+    /// Gold set to read (default: the config's)
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
+    /// Strata for TREC qrels
+    #[arg(long, value_name = "FILE")]
+    pub strata: Option<PathBuf>,
 }
 
 /// Inputs every evaluating command shares.

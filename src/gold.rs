@@ -511,17 +511,11 @@ impl<'de> Deserialize<'de> for LabelItem {
     }
 }
 
-const QUERY_FIELDS: [&str; 4] = ["id", "text", "stratum", "relevant"];
-
 /// Turns serde's "unknown field `x`" into a hint naming the nearest field.
 fn field_hint(msg: &str) -> String {
-    if let Some(rest) = msg.split("unknown field `").nth(1) {
-        let name = rest.split('`').next().unwrap_or("");
-        if let Some(s) = crate::diag::suggest(name, &QUERY_FIELDS) {
-            return format!("did you mean `{s}`? A query has id, text, stratum and relevant");
-        }
-    }
-    "see SPEC's gold set format: `version: 1` and `queries:`, each with id, stratum, relevant".into()
+    crate::config::unknown_key_hint(msg).unwrap_or_else(|| {
+        "see the gold set format: `version: 1` and `queries:`, each with id, text, stratum, relevant".into()
+    })
 }
 
 fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet> {

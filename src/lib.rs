@@ -5,13 +5,17 @@
 //! [`metrics`] score rankings exactly as trec_eval does, [`eval`] averages,
 //! and the reports render what the commands decided.
 
+pub mod baseline;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod diag;
 pub mod eval;
 pub mod fsutil;
+pub mod gate;
 pub mod gold;
 pub mod judge;
 pub mod metrics;
 pub mod report;
 pub mod run;
+pub mod stats;

@@ -18,6 +18,10 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Eval(a) => commands::eval::run(a, &cli.global),
+        Command::Compare(a) => commands::compare::run(a, &cli.global),
+        Command::Gate(a) => commands::gate::run(a, &cli.global),
+        Command::Baseline(c) => commands::baseline::run(c, &cli.global),
+        Command::Gold(c) => commands::gold::run(c, &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -39,7 +39,10 @@ fn gold_of(c: &Case) -> GoldSet {
                 labels: ls
                     .iter()
                     .filter(|(d, _)| seen.insert(*d))
-                    .map(|(d, g)| Label { id: format!("d{d}"), grade: *g })
+                    .map(|(d, g)| Label {
+                        id: format!("d{d}"),
+                        grade: *g,
+                    })
                     .collect(),
             }
         })
@@ -69,7 +72,15 @@ fn judged(gold: &GoldSet, lines: &[(usize, u32, i32)]) -> run::JudgedRun {
 fn all_metrics() -> Vec<Metric> {
     let mut ms = Vec::new();
     for k in [1, 2, 3, 5, 10, 1000] {
-        for kind in [Kind::Recall, Kind::HitRate, Kind::Precision, Kind::Judged, Kind::Ndcg, Kind::Map, Kind::Mrr] {
+        for kind in [
+            Kind::Recall,
+            Kind::HitRate,
+            Kind::Precision,
+            Kind::Judged,
+            Kind::Ndcg,
+            Kind::Map,
+            Kind::Mrr,
+        ] {
             ms.push(Metric::new(kind, Some(k)));
         }
     }

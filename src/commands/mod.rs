@@ -1,7 +1,11 @@
 //! One module per subcommand: glue between validated arguments, the library
 //! and the reports. No metric or statistic is computed here.
 
+pub mod baseline;
+pub mod compare;
 pub mod eval;
+pub mod gate;
+pub mod gold;
 
 use anyhow::Result;
 
@@ -51,4 +55,16 @@ impl Prepared {
             args.relevance_level.unwrap_or(1),
         ))
     }
+}
+
+/// A summary's rows as the baseline store keeps them: `all`, then strata.
+pub fn scope_means(summary: &crate::eval::Summary) -> Vec<crate::baseline::ScopeMeans> {
+    std::iter::once(&summary.all)
+        .chain(summary.strata.iter())
+        .map(|r| crate::baseline::ScopeMeans {
+            scope: r.scope.clone(),
+            n: r.n,
+            means: r.means.clone(),
+        })
+        .collect()
 }

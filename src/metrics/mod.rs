@@ -185,7 +185,10 @@ impl FromStr for Metric {
                 let kinds: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
                 let hint = match suggest(base, &kinds) {
                     Some(s) => {
-                        let k = NAMES.iter().find(|(n, _)| *n == s).map_or(s, |(_, k)| k.canonical());
+                        let k = NAMES
+                            .iter()
+                            .find(|(n, _)| *n == s)
+                            .map_or(s, |(_, k)| k.canonical());
                         let guess = cutoff.map_or_else(|| k.to_string(), |c| format!("{k}@{c}"));
                         format!("did you mean `{guess}`? Metrics: {}", CANONICAL.join(", "))
                     }

@@ -1,0 +1,643 @@
+//! The baseline store: one JSON file per retriever plus a JSONL history,
+//! committed to git and reviewed like code (SPEC "Baseline store").
+//!
+//! A baseline keeps raw per-query values, not just means (criterion keeps
+//! its raw samples for the same reason: a paired test needs them), and each
+//! query's ranked ids to the deepest cutoff in use, so that when gold labels
+//! are fixed later the stored run can be re-scored instead of raising a
+//! false alarm.
+//!
+//! Files are written for review: fixed key order and one query per line, so
+//! a baseline update shows up in a pull request as a readable diff. Writes
+//! are atomic and serialized by a lock file; a newer schema or a corrupt file
+//! is refused and never overwritten.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::diag::{input_error, input_error_hint};
+use crate::metrics::Metric;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredQuery {
+    pub id: String,
+    pub stratum: String,
+    /// Aligned with [`Baseline::metrics`].
+    pub values: Vec<f64>,
+    /// Ranked ids to [`Baseline::depth`] (all of them when `None`).
+    pub ranking: Vec<String>,
+}
+
+/// Means of one scope (`all` or a stratum) per metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeMeans {
+    pub scope: String,
+    pub n: usize,
+    pub means: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Baseline {
+    pub retriever: String,
+    pub created_at: String,
+    pub rgate_version: String,
+    pub commit: Option<String>,
+    pub note: Option<String>,
+    pub gold_path: String,
+    pub gold_fingerprint: String,
+    pub relevance_level: i32,
+    pub metrics: Vec<Metric>,
+    pub depth: Option<u32>,
+    /// `all` first, then each stratum.
+    pub aggregates: Vec<ScopeMeans>,
+    pub queries: Vec<StoredQuery>,
+}
+
+/// Where a retriever's files live.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+}
+
+impl Store {
+    pub fn new(dir: impl Into<PathBuf>) -> Store {
+        Store { dir: dir.into() }
+    }
+
+    pub fn baseline_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.json"))
+    }
+
+    pub fn history_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.history.jsonl"))
+    }
+
+    /// The stored baseline, `None` when there is none yet.
+    pub fn load(&self, name: &str) -> Result<Option<Baseline>> {
+        let path = self.baseline_path(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(input_error(&path, None, format!("cannot read baseline: {e}"))),
+        };
+        Baseline::parse(&path, &text).map(Some)
+    }
+
+    /// Writes the baseline atomically. The caller holds the lock.
+    pub fn save(&self, b: &Baseline) -> Result<PathBuf> {
+        let path = self.baseline_path(&b.retriever);
+        crate::fsutil::write_atomic(&path, b.to_json_text().as_bytes())?;
+        Ok(path)
+    }
+
+    /// Appends one history line. The line is written with a single `write`
+    /// on an append-mode file, then synced.
+    pub fn append_history(&self, name: &str, entry: &HistoryEntry) -> Result<()> {
+        let path = self.history_path(name);
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| input_error(&self.dir, None, format!("cannot create directory: {e}")))?;
+        let mut line = serde_json::to_string(&entry.to_json()).unwrap_or_default();
+        line.push('\n');
+        let r = (|| -> std::io::Result<()> {
+            let mut f = OpenOptions::new().create(true).append(true).open(&path)?;
+            f.write_all(line.as_bytes())?;
+            f.sync_all()
+        })();
+        r.map_err(|e| input_error(&path, None, format!("cannot append history: {e}")))
+    }
+
+    pub fn history(&self, name: &str) -> Result<Vec<HistoryEntry>> {
+        let path = self.history_path(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(input_error(&path, None, format!("cannot read history: {e}"))),
+        };
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|e| {
+                input_error_hint(
+                    &path,
+                    Some(i + 1),
+                    format!("corrupt history line: {e}"),
+                    "history lines are JSON objects; fix or remove the line (git shows what changed)",
+                )
+            })?;
+            out.push(HistoryEntry::from_json(&v).ok_or_else(|| {
+                input_error_hint(
+                    &path,
+                    Some(i + 1),
+                    "history line lacks `time`, `kind` or `aggregates`",
+                    "fix or remove the line",
+                )
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// Serializes read-modify-write of one retriever's files.
+    pub fn lock(&self, name: &str) -> Result<Lock> {
+        Lock::acquire(&self.dir, name, Duration::from_secs(10))
+    }
+}
+
+/// A lock file beside the baseline, created exclusively and removed on drop.
+#[derive(Debug)]
+pub struct Lock {
+    path: PathBuf,
+}
+
+impl Lock {
+    pub fn acquire(dir: &Path, name: &str, wait: Duration) -> Result<Lock> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| input_error(dir, None, format!("cannot create directory: {e}")))?;
+        let path = dir.join(format!(".{name}.lock"));
+        let start = Instant::now();
+        loop {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut f) => {
+                    let _ = writeln!(f, "{}", std::process::id());
+                    return Ok(Lock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && start.elapsed() < wait => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(input_error_hint(
+                        &path,
+                        None,
+                        "another rgate is updating this baseline (the lock file exists)",
+                        "wait for it to finish; if no rgate is running, remove the lock file",
+                    ))
+                }
+                Err(e) => return Err(input_error(&path, None, format!("cannot create lock file: {e}"))),
+            }
+        }
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+// ---- the file format ---------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBaseline {
+    /// Checked on the untyped value before this parse.
+    #[allow(dead_code)]
+    schema_version: u32,
+    retriever: String,
+    created_at: String,
+    rgate_version: String,
+    commit: Option<String>,
+    note: Option<String>,
+    gold: RawGold,
+    relevance_level: i32,
+    metrics: Vec<String>,
+    depth: Option<u32>,
+    aggregates: Map<String, Value>,
+    queries: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGold {
+    path: String,
+    fingerprint: String,
+    queries: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuery {
+    stratum: String,
+    values: Map<String, Value>,
+    ranking: Vec<String>,
+}
+
+fn corrupt(path: &Path, line: Option<usize>, what: impl std::fmt::Display) -> anyhow::Error {
+    input_error_hint(
+        path,
+        line,
+        format!("corrupt baseline: {what}"),
+        "restore it from git (`git checkout -- <file>`) or record a new one with `rgate baseline update`",
+    )
+}
+
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64().filter(|x| x.is_finite())
+}
+
+impl Baseline {
+    pub fn parse(path: &Path, text: &str) -> Result<Baseline> {
+        let v: Value = serde_json::from_str(text).map_err(|e| corrupt(path, Some(e.line()), e))?;
+        let version = v.get("schema_version").and_then(Value::as_u64);
+        match version {
+            Some(s) if s > u64::from(SCHEMA_VERSION) => {
+                return Err(input_error_hint(
+                    path,
+                    None,
+                    format!("baseline schema_version {s} is newer than this rgate reads ({SCHEMA_VERSION})"),
+                    "upgrade rgate; the file is left as it is",
+                ))
+            }
+            Some(_) => {}
+            None => return Err(corrupt(path, None, "no schema_version")),
+        }
+        let raw: RawBaseline = serde_json::from_value(v).map_err(|e| corrupt(path, None, e))?;
+        let metrics = raw
+            .metrics
+            .iter()
+            .map(|m| m.parse::<Metric>())
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| corrupt(path, None, e))?;
+        let names: Vec<String> = metrics.iter().map(Metric::name).collect();
+        let mut aggregates = Vec::new();
+        for (scope, a) in &raw.aggregates {
+            let n = a
+                .get("n")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| corrupt(path, None, format!("aggregates.{scope}.n")))?;
+            let means = names
+                .iter()
+                .map(|m| a.get(m).and_then(num))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| corrupt(path, None, format!("aggregates.{scope} lacks a metric")))?;
+            aggregates.push(ScopeMeans {
+                scope: scope.clone(),
+                n: n as usize,
+                means,
+            });
+        }
+        if raw.gold.queries != raw.queries.len() {
+            return Err(corrupt(
+                path,
+                None,
+                format!(
+                    "gold.queries says {} but {} queries are stored",
+                    raw.gold.queries,
+                    raw.queries.len()
+                ),
+            ));
+        }
+        let mut queries = Vec::with_capacity(raw.queries.len());
+        for (id, q) in raw.queries {
+            let line = text
+                .find(&format!(
+                    "\n    {}:",
+                    serde_json::to_string(&id).unwrap_or_default()
+                ))
+                .map(|p| crate::diag::line_of(text.as_bytes(), p + 1));
+            let rq: RawQuery =
+                serde_json::from_value(q).map_err(|e| corrupt(path, line, format!("query `{id}`: {e}")))?;
+            let values = names
+                .iter()
+                .map(|m| rq.values.get(m).and_then(num))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| corrupt(path, line, format!("query `{id}` lacks a metric value")))?;
+            queries.push(StoredQuery {
+                id,
+                stratum: rq.stratum,
+                values,
+                ranking: rq.ranking,
+            });
+        }
+        Ok(Baseline {
+            retriever: raw.retriever,
+            created_at: raw.created_at,
+            rgate_version: raw.rgate_version,
+            commit: raw.commit,
+            note: raw.note,
+            gold_path: raw.gold.path,
+            gold_fingerprint: raw.gold.fingerprint,
+            relevance_level: raw.relevance_level,
+            metrics,
+            depth: raw.depth,
+            aggregates,
+            queries,
+        })
+    }
+
+    /// Pretty JSON with one query per line: reviewers read the diff.
+    pub fn to_json_text(&self) -> String {
+        let names: Vec<String> = self.metrics.iter().map(Metric::name).collect();
+        let s = |v: &dyn erased::Ser| v.ser();
+        let mut out = String::from("{\n");
+        let _ = writeln!(out, "  \"schema_version\": {SCHEMA_VERSION},");
+        let _ = writeln!(out, "  \"retriever\": {},", s(&self.retriever));
+        let _ = writeln!(out, "  \"created_at\": {},", s(&self.created_at));
+        let _ = writeln!(out, "  \"rgate_version\": {},", s(&self.rgate_version));
+        let _ = writeln!(out, "  \"commit\": {},", s(&self.commit));
+        let _ = writeln!(out, "  \"note\": {},", s(&self.note));
+        let _ = writeln!(
+            out,
+            "  \"gold\": {},",
+            json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()})
+        );
+        let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
+        let _ = writeln!(out, "  \"metrics\": {},", s(&names));
+        let _ = writeln!(out, "  \"depth\": {},", s(&self.depth));
+        out.push_str("  \"aggregates\": {\n");
+        for (i, a) in self.aggregates.iter().enumerate() {
+            let mut o = Map::new();
+            o.insert("n".into(), json!(a.n));
+            for (m, v) in names.iter().zip(&a.means) {
+                o.insert(m.clone(), json!(v));
+            }
+            let comma = if i + 1 < self.aggregates.len() { "," } else { "" };
+            let _ = writeln!(out, "    {}: {}{comma}", s(&a.scope), Value::Object(o));
+        }
+        out.push_str("  },\n  \"queries\": {\n");
+        for (i, q) in self.queries.iter().enumerate() {
+            let mut values = Map::new();
+            for (m, v) in names.iter().zip(&q.values) {
+                values.insert(m.clone(), json!(v));
+            }
+            let row = json!({"stratum": q.stratum, "values": Value::Object(values), "ranking": q.ranking});
+            let comma = if i + 1 < self.queries.len() { "," } else { "" };
+            let _ = writeln!(out, "    {}: {row}{comma}", s(&q.id));
+        }
+        out.push_str("  }\n}\n");
+        out
+    }
+
+    pub fn metric_index(&self, m: &Metric) -> Option<usize> {
+        self.metrics.iter().position(|x| x == m)
+    }
+}
+
+/// Tiny helper so the writer above can serialize any value inline.
+mod erased {
+    pub trait Ser {
+        fn ser(&self) -> String;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn ser(&self) -> String {
+            serde_json::to_string(self).unwrap_or_else(|_| "null".into())
+        }
+    }
+}
+
+// ---- history -------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryEntry {
+    pub time: String,
+    pub commit: Option<String>,
+    /// `baseline-update` or `gate`.
+    pub kind: String,
+    pub note: Option<String>,
+    pub gold_fingerprint: Option<String>,
+    pub verdict: Option<String>,
+    /// scope -> metric -> mean
+    pub aggregates: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+impl HistoryEntry {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "time": self.time,
+            "commit": self.commit,
+            "kind": self.kind,
+            "note": self.note,
+            "gold_fingerprint": self.gold_fingerprint,
+            "verdict": self.verdict,
+            "aggregates": self.aggregates,
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Option<HistoryEntry> {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let mut aggregates = BTreeMap::new();
+        for (scope, ms) in v.get("aggregates")?.as_object()? {
+            let mut row = BTreeMap::new();
+            for (m, x) in ms.as_object()? {
+                if let Some(x) = num(x) {
+                    row.insert(m.clone(), x);
+                }
+            }
+            aggregates.insert(scope.clone(), row);
+        }
+        Some(HistoryEntry {
+            time: s("time")?,
+            commit: s("commit"),
+            kind: s("kind")?,
+            note: s("note"),
+            gold_fingerprint: s("gold_fingerprint"),
+            verdict: s("verdict"),
+            aggregates,
+        })
+    }
+
+    pub fn aggregates_of(
+        metrics: &[Metric],
+        scopes: &[ScopeMeans],
+    ) -> BTreeMap<String, BTreeMap<String, f64>> {
+        scopes
+            .iter()
+            .map(|s| {
+                (
+                    s.scope.clone(),
+                    metrics
+                        .iter()
+                        .zip(&s.means)
+                        .map(|(m, v)| (m.name(), *v))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+// ---- provenance ----------------------------------------------------------------
+
+/// The commit being evaluated: `GITHUB_SHA` in Actions, else `git rev-parse
+/// HEAD` run beside the config, else unknown.
+pub fn current_commit(dir: &Path) -> Option<String> {
+    if let Ok(sha) = std::env::var("GITHUB_SHA") {
+        if !sha.trim().is_empty() {
+            return Some(sha.trim().to_string());
+        }
+    }
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// UTC now as RFC 3339, or `SOURCE_DATE_EPOCH` when set (reproducible
+/// builds' convention; tests use it for byte-identical files).
+pub fn now_utc() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch to `YYYY-MM-DDTHH:MM:SSZ` (Hinnant's civil-from-
+/// days algorithm; no date crate needed for one format).
+pub fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Baseline {
+        Baseline {
+            retriever: "hybrid".into(),
+            created_at: "2026-11-30T00:00:00Z".into(),
+            rgate_version: "0.1.0".into(),
+            commit: Some("abc".into()),
+            note: None,
+            gold_path: "demo/gold.yaml".into(),
+            gold_fingerprint: "sha256:00".into(),
+            relevance_level: 1,
+            metrics: vec!["recall@10".parse().unwrap(), "mrr@10".parse().unwrap()],
+            depth: Some(10),
+            aggregates: vec![ScopeMeans {
+                scope: "all".into(),
+                n: 2,
+                means: vec![0.75, 0.1 + 0.2],
+            }],
+            queries: vec![
+                StoredQuery {
+                    id: "q1".into(),
+                    stratum: "how-to".into(),
+                    values: vec![1.0, 1.0 / 3.0],
+                    ranking: vec!["a#1".into(), "b\"x".into()],
+                },
+                StoredQuery {
+                    id: "q2".into(),
+                    stratum: "default".into(),
+                    values: vec![0.5, 0.0],
+                    ranking: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trips_exactly() {
+        let b = sample();
+        let text = b.to_json_text();
+        assert!(text.contains("\n    \"q1\": {\"stratum\":\"how-to\""), "{text}");
+        let back = Baseline::parse(Path::new("b.json"), &text).unwrap();
+        assert_eq!(back, b);
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let text = sample()
+            .to_json_text()
+            .replace("\"schema_version\": 1", "\"schema_version\": 7");
+        let e = Baseline::parse(Path::new("b.json"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("b.json: baseline schema_version 7 is newer"), "{e}");
+    }
+
+    #[test]
+    fn corrupt_files_name_the_file() {
+        let e = Baseline::parse(Path::new("b.json"), "{\"schema_version\": 1, \"retriever\": ")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("b.json:1: corrupt baseline"), "{e}");
+        let e = Baseline::parse(Path::new("b.json"), "[]")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("corrupt baseline: no schema_version"), "{e}");
+    }
+
+    #[test]
+    fn lock_is_exclusive_and_released() {
+        let d = tempfile::tempdir().unwrap();
+        let a = Lock::acquire(d.path(), "x", Duration::from_millis(0)).unwrap();
+        let e = Lock::acquire(d.path(), "x", Duration::from_millis(100))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("another rgate is updating"), "{e}");
+        drop(a);
+        Lock::acquire(d.path(), "x", Duration::from_millis(0)).unwrap();
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_998_000), "2026-11-30T00:20:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn history_round_trip() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let e = HistoryEntry {
+            time: "t".into(),
+            commit: None,
+            kind: "gate".into(),
+            note: Some("n".into()),
+            gold_fingerprint: Some("f".into()),
+            verdict: Some("pass".into()),
+            aggregates: HistoryEntry::aggregates_of(&b.metrics, &b.aggregates),
+        };
+        s.append_history("hybrid", &e).unwrap();
+        s.append_history("hybrid", &e).unwrap();
+        assert_eq!(s.history("hybrid").unwrap(), vec![e.clone(), e]);
+    }
+}

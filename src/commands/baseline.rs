@@ -1,0 +1,196 @@
+//! `rgate baseline update|show|history`.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::gate::{decide, evaluate_runs, history_entry, prepare, use_color, Evaluated};
+use super::{scope_means, Prepared};
+use crate::baseline::{current_commit, now_utc, Baseline, Store, StoredQuery};
+use crate::cli::{BaselineCommand, Format, Global, UpdateArgs};
+use crate::config::{valid_retriever_name, Config};
+use crate::diag::{usage_error, UserError, Warnings};
+use crate::eval::Summary;
+use crate::fsutil::{emit, write_atomic};
+use crate::gate::Verdict;
+use crate::report::baseline as view;
+use crate::report::gate::GateView;
+
+pub fn run(cmd: &BaselineCommand, global: &Global) -> Result<u8> {
+    match cmd {
+        BaselineCommand::Update(a) => update(a, global),
+        BaselineCommand::Show { name } => show(name, global),
+        BaselineCommand::History { name, plot } => history(name, plot.as_deref(), global),
+    }
+}
+
+fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) -> Baseline {
+    let summary = Summary::new(&e.scores, &prep.gold);
+    let ids = e.judged.top_ids.as_ref();
+    Baseline {
+        retriever: e.name.clone(),
+        created_at: now_utc(),
+        rgate_version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: current_commit(config.path.parent().unwrap_or(Path::new("."))),
+        note,
+        gold_path: prep.gold.path.display().to_string(),
+        gold_fingerprint: prep.gold.fingerprint(),
+        relevance_level: prep.relevance_level,
+        metrics: prep.metrics.clone(),
+        depth: config.depth(),
+        aggregates: scope_means(&summary),
+        queries: prep
+            .gold
+            .queries
+            .iter()
+            .enumerate()
+            .map(|(i, q)| StoredQuery {
+                id: q.id.clone(),
+                stratum: prep.gold.stratum_name(i).to_string(),
+                values: e.scores.values.iter().map(|v| v[i]).collect(),
+                ranking: ids.map(|ids| ids[i].clone()).unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
+fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
+    if args.allow_regression && args.note.as_deref().is_none_or(|n| n.trim().is_empty()) {
+        return Err(usage_error(
+            "--allow-regression needs --note",
+            "say why the regression is accepted: --note \"new chunker; recall drop reviewed in #123\"",
+        ));
+    }
+    let config = Config::load(global.config.as_deref())?;
+    let prep = prepare(&config)?;
+    let selected = config.select(&args.names)?;
+    let store = Store::new(&config.baselines);
+    // Hold every lock from the gate check to the last write, so nobody
+    // records in between.
+    let _locks = selected
+        .iter()
+        .map(|r| store.lock(&r.name))
+        .collect::<Result<Vec<_>>>()?;
+    let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
+    let outcome = decide(&config, &prep, &runs, false, true)?;
+
+    let mut warnings = Warnings::default();
+    warnings.extend(prep.warnings.clone());
+    for e in &runs {
+        warnings.extend(e.judged.warnings.clone());
+    }
+    warnings.emit(global.quiet);
+
+    let format = global.format.unwrap_or(Format::Table);
+    let report = GateView {
+        outcome: &outcome,
+        command: "baseline update",
+        color: use_color(global),
+    };
+    emit(global.output.as_deref(), &report.render(format))?;
+
+    let failing: Vec<&str> = outcome
+        .retrievers
+        .iter()
+        .filter(|r| r.verdict() == Verdict::Fail)
+        .map(|r| r.name.as_str())
+        .collect();
+    if !failing.is_empty() && !args.allow_regression {
+        eprintln!(
+            "{}",
+            UserError {
+                message: format!(
+                    "refused: the gate fails for {}; no baseline was written",
+                    failing.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+                hint: Some(format!(
+                    "fix the regression, or accept it on purpose: rgate baseline update {} --allow-regression --note \"why\"",
+                    failing.join(" ")
+                )),
+            }
+        );
+        return Ok(1);
+    }
+    for e in &runs {
+        let failed = failing.contains(&e.name.as_str());
+        let b = build(&config, &prep, e, args.note.clone());
+        let path = store.save(&b)?;
+        let kind = if failed {
+            "baseline-update (regression accepted)"
+        } else {
+            "baseline-update"
+        };
+        let dir = config.path.parent().unwrap_or(Path::new("."));
+        store.append_history(
+            &e.name,
+            &history_entry(&prep, e, kind, args.note.clone(), None, dir),
+        )?;
+        if !global.quiet {
+            eprintln!("recorded baseline for `{}`: {}", e.name, path.display());
+        }
+    }
+    Ok(0)
+}
+
+fn store_for(name: &str, global: &Global) -> Result<(Config, Store)> {
+    if !valid_retriever_name(name) {
+        return Err(usage_error(
+            format!("retriever name `{name}` is not allowed"),
+            "names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}",
+        ));
+    }
+    let config = Config::load(global.config.as_deref())?;
+    let store = Store::new(&config.baselines);
+    Ok((config, store))
+}
+
+fn show(name: &str, global: &Global) -> Result<u8> {
+    let (_, store) = store_for(name, global)?;
+    let b = store.load(name)?.ok_or_else(|| {
+        anyhow::Error::new(UserError {
+            message: format!(
+                "{}: no baseline for `{name}`",
+                store.baseline_path(name).display()
+            ),
+            hint: Some(format!("record one with `rgate baseline update {name}`")),
+        })
+    })?;
+    let format = global.format.unwrap_or(Format::Table);
+    emit(global.output.as_deref(), &view::show(&b, format))?;
+    Ok(0)
+}
+
+fn history(name: &str, plot: Option<&Path>, global: &Global) -> Result<u8> {
+    let (config, store) = store_for(name, global)?;
+    let entries = store.history(name)?;
+    if entries.is_empty() {
+        return Err(anyhow::Error::new(UserError {
+            message: format!("{}: no history for `{name}`", store.history_path(name).display()),
+            hint: Some(format!(
+                "history grows with `rgate baseline update {name}` and `rgate gate --record`"
+            )),
+        }));
+    }
+    let gated: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for r in &config.gate.rules {
+            let n = r.metric.name();
+            if !v.contains(&n) {
+                v.push(n);
+            }
+        }
+        v
+    };
+    let format = global.format.unwrap_or(Format::Table);
+    emit(
+        global.output.as_deref(),
+        &view::history(name, &entries, &config.metrics, format),
+    )?;
+    if let Some(p) = plot {
+        write_atomic(p, view::plot_svg(name, &entries, &gated).as_bytes())?;
+        if !global.quiet {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,205 @@
+//! `rgate gate`: every configured retriever against its baseline.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::Prepared;
+use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
+use crate::cli::{ColorChoice, Format, GateArgs, Global};
+use crate::config::{Config, Retriever};
+use crate::diag::{input_error_hint, usage_error, Warnings};
+use crate::eval::{Scores, Summary};
+use crate::fsutil::{emit, write_atomic};
+use crate::gate::{self, Current, GateOutcome};
+use crate::gold::GoldSet;
+use crate::report::gate::GateView;
+use crate::run::{self, JudgedRun, KeepIds, RunOptions};
+
+/// One retriever's current run, judged and scored.
+pub struct Evaluated {
+    pub name: String,
+    pub judged: JudgedRun,
+    pub scores: Scores,
+}
+
+pub fn prepare(config: &Config) -> Result<Prepared> {
+    let (gold, warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
+    Ok(Prepared::new(
+        gold,
+        warnings,
+        config.metrics.clone(),
+        config.relevance_level,
+    ))
+}
+
+/// Reads the selected retrievers' runs (with `--run NAME=PATH` overrides),
+/// keeping ranked ids to the depth a baseline stores.
+pub fn evaluate_runs(
+    config: &Config,
+    prep: &Prepared,
+    selected: &[&Retriever],
+    overrides: &[(String, PathBuf)],
+) -> Result<Vec<Evaluated>> {
+    for (name, _) in overrides {
+        config.retriever(name)?;
+        if !selected.iter().any(|r| &r.name == name) {
+            return Err(usage_error(
+                format!("--run {name}=...: `{name}` is not among the retrievers selected"),
+                "name it as a positional argument too, or drop the override",
+            ));
+        }
+    }
+    let keep = match config.depth() {
+        Some(d) => KeepIds::Depth(d),
+        None => KeepIds::All,
+    };
+    selected
+        .iter()
+        .map(|r| {
+            let path = overrides
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == r.name)
+                .map_or(r.run.clone(), |(_, p)| p.clone());
+            let opts = RunOptions {
+                format: r.run_format,
+                keep_ids: keep,
+            };
+            let judged = run::read(&path, &prep.gold, &prep.labels, &opts)?;
+            let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
+            Ok(Evaluated {
+                name: r.name.clone(),
+                judged,
+                scores,
+            })
+        })
+        .collect()
+}
+
+/// The gate's decision for already-evaluated runs.
+/// `recording`: the caller is about to record baselines, so a missing one
+/// needs no advice on how to record it.
+pub fn decide(
+    config: &Config,
+    prep: &Prepared,
+    runs: &[Evaluated],
+    require_baseline: bool,
+    recording: bool,
+) -> Result<GateOutcome> {
+    let store = Store::new(&config.baselines);
+    let mut retrievers = Vec::new();
+    for e in runs {
+        let baseline = store.load(&e.name)?;
+        if baseline.is_none() && require_baseline {
+            return Err(input_error_hint(
+                &store.baseline_path(&e.name),
+                None,
+                format!("no baseline for `{}` (--require-baseline)", e.name),
+                format!("record one with `rgate baseline update {}`", e.name),
+            ));
+        }
+        let current = Current {
+            name: &e.name,
+            run: e.judged.path.display().to_string(),
+            rankings: &e.judged.rankings,
+            scores: &e.scores,
+        };
+        let mut outcome = gate::evaluate(prep, &config.gate, &current, baseline.as_ref());
+        if baseline.is_none() && !recording {
+            outcome.warnings.push(format!(
+                "no baseline for `{}` at {}: it passes for now; record one with `rgate baseline update {}`",
+                e.name,
+                store.baseline_path(&e.name).display(),
+                e.name
+            ));
+        }
+        retrievers.push(outcome);
+    }
+    Ok(GateOutcome {
+        settings: config.gate.clone(),
+        retrievers,
+    })
+}
+
+pub fn use_color(global: &Global) -> bool {
+    match global.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && global.output.as_deref().is_none_or(|p| p == Path::new("-"))
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// A history line for a result.
+pub fn history_entry(
+    prep: &Prepared,
+    e: &Evaluated,
+    kind: &str,
+    note: Option<String>,
+    verdict: Option<&str>,
+    dir: &Path,
+) -> HistoryEntry {
+    let summary = Summary::new(&e.scores, &prep.gold);
+    let scopes = super::scope_means(&summary);
+    HistoryEntry {
+        time: now_utc(),
+        commit: current_commit(dir),
+        kind: kind.to_string(),
+        note,
+        gold_fingerprint: Some(prep.gold.fingerprint()),
+        verdict: verdict.map(str::to_string),
+        aggregates: HistoryEntry::aggregates_of(&prep.metrics, &scopes),
+    }
+}
+
+pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
+    let config = Config::load(global.config.as_deref())?;
+    let prep = prepare(&config)?;
+    let selected = config.select(&args.names)?;
+    let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
+    let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
+
+    let mut warnings = Warnings::default();
+    warnings.extend(prep.warnings.clone());
+    for e in &runs {
+        warnings.extend(e.judged.warnings.clone());
+    }
+    warnings.emit(global.quiet);
+
+    let format = global.format.unwrap_or(Format::Table);
+    if format == Format::Trec {
+        return Err(usage_error(
+            "--format trec is for `rgate eval`",
+            "gate prints table, json, markdown, csv or junit",
+        ));
+    }
+    let view = GateView {
+        outcome: &outcome,
+        command: "gate",
+        color: use_color(global),
+    };
+    emit(global.output.as_deref(), &view.render(format))?;
+    if let Some(dir) = &args.report_dir {
+        let plain = GateView { color: false, ..view };
+        write_atomic(&dir.join("report.md"), plain.render(Format::Markdown).as_bytes())?;
+        write_atomic(&dir.join("report.json"), plain.render(Format::Json).as_bytes())?;
+        write_atomic(&dir.join("junit.xml"), plain.render(Format::Junit).as_bytes())?;
+    }
+    if args.record {
+        let store = Store::new(&config.baselines);
+        let dir = config.path.parent().unwrap_or(Path::new("."));
+        for (e, r) in runs.iter().zip(&outcome.retrievers) {
+            let _lock = store.lock(&e.name)?;
+            store.append_history(
+                &e.name,
+                &history_entry(&prep, e, "gate", None, Some(r.verdict().name()), dir),
+            )?;
+        }
+    }
+    Ok(outcome.exit_code())
+}

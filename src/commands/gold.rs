@@ -1,0 +1,333 @@
+//! `rgate gold validate|stats`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::baseline::Store;
+use crate::cli::{Format, Global, GoldCommand, GoldPick};
+use crate::config::{Config, StrataSel};
+use crate::diag::name_some;
+use crate::fsutil::emit;
+use crate::gate::POWER;
+use crate::gold::GoldSet;
+use crate::judge::is_relevant;
+use crate::report::table::{f4, Table};
+use crate::stats;
+
+/// Strata smaller than this cannot carry a per-stratum test worth having.
+const SMALL_STRATUM: usize = 10;
+
+pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
+    match cmd {
+        GoldCommand::Validate(p) => validate(p, global),
+        GoldCommand::Stats(p) => gold_stats(p, global),
+    }
+}
+
+/// The gold set named on the command line, else the config's; the config
+/// too when there is one (it holds the rules and the baselines).
+fn load(pick: &GoldPick, global: &Global) -> Result<(GoldSet, Option<Config>, i32)> {
+    let config = match (&pick.gold, &global.config) {
+        (Some(_), None) if !std::path::Path::new(crate::config::DEFAULT_CONFIG).exists() => None,
+        (Some(_), None) => Config::load(None).ok(),
+        _ => Some(Config::load(global.config.as_deref())?),
+    };
+    let (path, strata) = match (&pick.gold, &config) {
+        (Some(g), _) => (g.clone(), pick.strata.clone()),
+        (None, Some(c)) => (c.gold.clone(), pick.strata.clone().or_else(|| c.strata.clone())),
+        (None, None) => unreachable!("a config is loaded when no --gold is given"),
+    };
+    let (gold, _warnings) = GoldSet::load(&path, strata.as_deref())?;
+    let level = config.as_ref().map_or(1, |c| c.relevance_level);
+    Ok((gold, config, level))
+}
+
+struct Finding {
+    query: Option<String>,
+    message: String,
+}
+
+fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
+    let (gold, _, level) = load(pick, global)?;
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    for q in &gold.queries {
+        if !q.labels.iter().any(|l| is_relevant(l.grade, level)) {
+            findings.push(Finding {
+                query: Some(q.id.clone()),
+                message: format!(
+                    "no label with grade >= {level}: the query can never be hit, and drags every mean down"
+                ),
+            });
+        }
+    }
+    let mut texts: HashMap<String, &str> = HashMap::new();
+    for q in &gold.queries {
+        if let Some(t) = &q.text {
+            let folded = t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            if let Some(first) = texts.insert(folded, &q.id) {
+                findings.push(Finding {
+                    query: Some(q.id.clone()),
+                    message: format!("same text as `{first}`: a duplicate counts twice in every mean"),
+                });
+            }
+        }
+    }
+    for (name, n) in gold.strata.iter().zip(gold.stratum_sizes()) {
+        if n < SMALL_STRATUM {
+            notes.push(format!(
+                "stratum `{name}` has {n} quer{}: too few for a per-stratum test to detect much",
+                if n == 1 { "y" } else { "ies" }
+            ));
+        }
+    }
+    let untitled: Vec<&str> = gold
+        .queries
+        .iter()
+        .filter(|q| q.text.is_none())
+        .map(|q| q.id.as_str())
+        .collect();
+    if !untitled.is_empty() && gold.format != crate::gold::GoldFormat::Qrels {
+        notes.push(format!(
+            "{} quer{} no text (reports show text beside lost queries): {}",
+            untitled.len(),
+            if untitled.len() == 1 { "y has" } else { "ies have" },
+            name_some(&untitled, 5)
+        ));
+    }
+    let format = global.format.unwrap_or(Format::Table);
+    let out = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&json!({
+                "gold": gold.path.display().to_string(),
+                "queries": gold.len(),
+                "strata": gold.strata,
+                "valid": findings.is_empty(),
+                "findings": findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
+                "notes": notes,
+            }))
+            .unwrap_or_default()
+                + "\n"
+        }
+        _ => {
+            let mut s = format!(
+                "gold {}: {} queries, {} strata, fingerprint {}\n",
+                gold.path.display(),
+                gold.len(),
+                gold.strata.len(),
+                gold.fingerprint()
+            );
+            for f in &findings {
+                s += &format!("error: {}{}\n", f.query.as_ref().map(|q| format!("`{q}`: ")).unwrap_or_default(), f.message);
+            }
+            for n in &notes {
+                s += &format!("note: {n}\n");
+            }
+            s += &if findings.is_empty() {
+                "valid\n".to_string()
+            } else {
+                format!(
+                    "{} finding{}\n",
+                    findings.len(),
+                    if findings.len() == 1 { "" } else { "s" }
+                )
+            };
+            s
+        }
+    };
+    emit(global.output.as_deref(), &out)?;
+    Ok(if findings.is_empty() { 0 } else { 1 })
+}
+
+fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
+    let (gold, config, level) = load(pick, global)?;
+    let sizes = gold.stratum_sizes();
+    let mut t = Table::new(
+        [
+            "stratum",
+            "queries",
+            "labels/q",
+            "relevant/q",
+            "min rel",
+            "max rel",
+            "graded",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        1,
+    );
+    let mut grade_mix: BTreeMap<i32, usize> = BTreeMap::new();
+    let mut scopes: Vec<(String, Vec<usize>)> = vec![("all".into(), (0..gold.len()).collect())];
+    for (s, name) in gold.strata.iter().enumerate() {
+        scopes.push((
+            name.clone(),
+            (0..gold.len())
+                .filter(|&i| gold.queries[i].stratum as usize == s)
+                .collect(),
+        ));
+    }
+    for q in &gold.queries {
+        for l in &q.labels {
+            *grade_mix.entry(l.grade).or_default() += 1;
+        }
+    }
+    for (name, idx) in &scopes {
+        let n = idx.len().max(1) as f64;
+        let labels: usize = idx.iter().map(|&i| gold.queries[i].labels.len()).sum();
+        let rel: Vec<usize> = idx
+            .iter()
+            .map(|&i| {
+                gold.queries[i]
+                    .labels
+                    .iter()
+                    .filter(|l| is_relevant(l.grade, level))
+                    .count()
+            })
+            .collect();
+        let graded = idx
+            .iter()
+            .filter(|&&i| gold.queries[i].labels.iter().any(|l| l.grade > 1))
+            .count();
+        t.push(vec![
+            name.clone(),
+            idx.len().to_string(),
+            format!("{:.2}", labels as f64 / n),
+            format!("{:.2}", rel.iter().sum::<usize>() as f64 / n),
+            rel.iter().min().copied().unwrap_or(0).to_string(),
+            rel.iter().max().copied().unwrap_or(0).to_string(),
+            graded.to_string(),
+        ]);
+    }
+    let _ = sizes;
+    let mix: Vec<String> = grade_mix.iter().map(|(g, n)| format!("grade {g}: {n}")).collect();
+
+    // Minimum detectable drop per rule, from each baseline's per-query spread.
+    let mut mde = Table::new(
+        [
+            "retriever",
+            "metric",
+            "stratum",
+            "n",
+            "sd",
+            "mde",
+            "tolerance",
+            "enough?",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        3,
+    );
+    let mut mde_json = Vec::new();
+    let mut mde_note = String::new();
+    match &config {
+        None => mde_note = "no config: the minimum detectable drop needs the rules and a baseline".into(),
+        Some(c) => {
+            let store = Store::new(&c.baselines);
+            let alpha = c.gate.alpha;
+            for r in &c.retrievers {
+                let Some(b) = store.load(&r.name)? else {
+                    mde_note += &format!("`{}` has no baseline yet; ", r.name);
+                    continue;
+                };
+                let by_id: HashMap<&str, usize> = b
+                    .queries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| (q.id.as_str(), i))
+                    .collect();
+                for rule in &c.gate.rules {
+                    let Some(mi) = b.metric_index(&rule.metric) else {
+                        continue;
+                    };
+                    let wanted: Vec<&(String, Vec<usize>)> = scopes
+                        .iter()
+                        .enumerate()
+                        .filter(|(si, (name, _))| match &rule.strata {
+                            StrataSel::All => true,
+                            StrataSel::Overall => *si == 0,
+                            StrataSel::List(l) => l.iter().any(|s| s == name || (*si == 0 && s == "overall")),
+                        })
+                        .map(|(_, s)| s)
+                        .collect();
+                    for (name, idx) in wanted {
+                        let vals: Vec<f64> = idx
+                            .iter()
+                            .filter_map(|&i| {
+                                by_id
+                                    .get(gold.queries[i].id.as_str())
+                                    .map(|&s| b.queries[s].values[mi])
+                            })
+                            .collect();
+                        if vals.len() < 2 {
+                            continue;
+                        }
+                        // The paired sd is unknown before a candidate exists;
+                        // with a run-to-run correlation of 0.5 it equals the
+                        // per-query sd, a middle-of-the-road assumption.
+                        let sd = stats::sample_sd(&vals);
+                        let d = stats::min_detectable_drop(sd, vals.len(), alpha, POWER);
+                        let tol = rule.tolerance.resolve(stats::mean(&vals));
+                        let need = stats::queries_needed(sd, tol, alpha, POWER);
+                        let enough = if d <= tol {
+                            "yes".to_string()
+                        } else {
+                            need.map_or("no".into(), |n| format!("no: ~{n} queries"))
+                        };
+                        mde.push(vec![
+                            r.name.clone(),
+                            rule.metric.name(),
+                            name.clone(),
+                            vals.len().to_string(),
+                            f4(sd),
+                            f4(d),
+                            f4(tol),
+                            enough.clone(),
+                        ]);
+                        mde_json.push(
+                            json!({"retriever": r.name, "metric": rule.metric.name(), "stratum": name,
+                            "n": vals.len(), "sd": sd, "mde": d, "tolerance": tol, "queries_needed": need}),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let format = global.format.unwrap_or(Format::Table);
+    let out = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&json!({
+                "gold": gold.path.display().to_string(),
+                "queries": gold.len(),
+                "strata": gold.strata.iter().zip(gold.stratum_sizes()).map(|(s, n)| json!({"name": s, "queries": n})).collect::<Vec<_>>(),
+                "grades": grade_mix.iter().map(|(g, n)| (g.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+                "min_detectable_drop": mde_json,
+            }))
+            .unwrap_or_default()
+                + "\n"
+        }
+        Format::Markdown => format!("{}\n{}\n\n{}", t.markdown(), mix.join(", "), mde.markdown()),
+        Format::Csv => t.csv(),
+        _ => {
+            let mut s = format!("gold {} · {}\n\n", gold.path.display(), gold.fingerprint());
+            s += &t.text();
+            s += &format!("\nlabels by grade: {}\n", mix.join(", "));
+            if !mde.rows.is_empty() {
+                s += &format!(
+                    "\nsmallest drop each rule can detect (80% power, one-sided alpha {}):\n",
+                    config.as_ref().map_or(0.05, |c| c.gate.alpha)
+                );
+                s += &mde.text();
+            }
+            if !mde_note.is_empty() {
+                s += &format!("\nnote: {}\n", mde_note.trim_end_matches("; "));
+            }
+            s
+        }
+    };
+    emit(global.output.as_deref(), &out)?;
+    Ok(0)
+}

@@ -1,0 +1,608 @@
+//! The config file (`config/rgate.yaml` by default): gold set, baseline
+//! directory, metrics, retrievers, gate settings and rules, turned into one
+//! validated [`Config`] before any work starts. Paths are relative to the
+//! config file, so the same file works from any working directory.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Deserialize;
+
+use crate::diag::{input_error, input_error_hint, suggest};
+use crate::metrics::{self, Metric};
+use crate::run::RunFormat;
+
+pub const DEFAULT_CONFIG: &str = "config/rgate.yaml";
+pub const DEFAULT_SEED: u64 = 20261129;
+pub const DEFAULT_RESAMPLES: u32 = 10_000;
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestKind {
+    Bootstrap,
+    #[serde(alias = "t_test", alias = "ttest")]
+    #[value(alias = "ttest")]
+    TTest,
+    Randomization,
+}
+
+impl TestKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TestKind::Bootstrap => "bootstrap",
+            TestKind::TTest => "t-test",
+            TestKind::Randomization => "randomization",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    SignificantDrop,
+    ConfidentDrop,
+    NonInferiority,
+    Threshold,
+}
+
+impl Decision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::SignificantDrop => "significant-drop",
+            Decision::ConfidentDrop => "confident-drop",
+            Decision::NonInferiority => "non-inferiority",
+            Decision::Threshold => "threshold",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Correction {
+    Holm,
+    Bonferroni,
+    None,
+}
+
+impl Correction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Correction::Holm => "holm",
+            Correction::Bonferroni => "bonferroni",
+            Correction::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Weighting {
+    /// Every query weighs the same (the mean over all queries).
+    Micro,
+    /// Every stratum weighs the same (the mean of stratum means).
+    Macro,
+}
+
+impl Weighting {
+    pub fn name(self) -> &'static str {
+        match self {
+            Weighting::Micro => "micro",
+            Weighting::Macro => "macro",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tolerance {
+    Absolute(f64),
+    /// Percent of the baseline mean in the check's scope.
+    Percent(f64),
+}
+
+impl Tolerance {
+    pub fn resolve(&self, baseline_mean: f64) -> f64 {
+        match self {
+            Tolerance::Absolute(v) => *v,
+            Tolerance::Percent(p) => p / 100.0 * baseline_mean,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Tolerance::Absolute(v) => format!("max_drop {v}"),
+            Tolerance::Percent(p) => format!("max_drop_pct {p}"),
+        }
+    }
+}
+
+/// Which scopes a rule checks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StrataSel {
+    /// Overall and every stratum.
+    All,
+    /// Overall only.
+    Overall,
+    /// Exactly these (`overall` may be one of them).
+    List(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub metric: Metric,
+    pub tolerance: Tolerance,
+    pub strata: StrataSel,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateSettings {
+    pub alpha: f64,
+    pub resamples: u32,
+    pub seed: u64,
+    pub test: TestKind,
+    pub decision: Decision,
+    pub correction: Correction,
+    pub weighting: Weighting,
+    pub rules: Vec<Rule>,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            alpha: DEFAULT_ALPHA,
+            resamples: DEFAULT_RESAMPLES,
+            seed: DEFAULT_SEED,
+            test: TestKind::Bootstrap,
+            decision: Decision::SignificantDrop,
+            correction: Correction::Holm,
+            weighting: Weighting::Micro,
+            rules: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retriever {
+    pub name: String,
+    pub run: PathBuf,
+    pub run_format: Option<RunFormat>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub path: PathBuf,
+    pub gold: PathBuf,
+    pub strata: Option<PathBuf>,
+    pub baselines: PathBuf,
+    pub relevance_level: i32,
+    /// Every metric computed: the configured ones plus any a rule gates.
+    pub metrics: Vec<Metric>,
+    pub retrievers: Vec<Retriever>,
+    pub gate: GateSettings,
+}
+
+// ---- the file's shape -------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    gold: String,
+    #[serde(default)]
+    strata: Option<String>,
+    #[serde(default)]
+    baselines: Option<String>,
+    #[serde(default)]
+    relevance_level: Option<i32>,
+    #[serde(default)]
+    metrics: Option<Vec<String>>,
+    #[serde(default)]
+    retrievers: Vec<RawRetriever>,
+    #[serde(default)]
+    gate: Option<RawGate>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetriever {
+    name: String,
+    #[serde(default)]
+    run: Option<String>,
+    #[serde(default)]
+    run_format: Option<String>,
+    #[serde(default)]
+    command: Option<Vec<String>>,
+    #[serde(default)]
+    timeout_s: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGate {
+    #[serde(default)]
+    alpha: Option<f64>,
+    #[serde(default)]
+    resamples: Option<u32>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    test: Option<TestKind>,
+    #[serde(default)]
+    decision: Option<Decision>,
+    #[serde(default)]
+    correction: Option<Correction>,
+    #[serde(default)]
+    weighting: Option<Weighting>,
+    #[serde(default)]
+    rules: Vec<RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    metric: String,
+    #[serde(default)]
+    max_drop: Option<f64>,
+    #[serde(default)]
+    max_drop_pct: Option<f64>,
+    #[serde(default)]
+    strata: Option<RawStrata>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawStrata {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// serde says "unknown field `x`, expected one of `a`, `b`"; users want the
+/// nearest valid key.
+pub fn unknown_key_hint(msg: &str) -> Option<String> {
+    let rest = msg.split("unknown field `").nth(1)?;
+    let name = rest.split('`').next()?;
+    let expected: Vec<&str> = rest
+        .split("expected ")
+        .nth(1)?
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s)
+        .collect();
+    Some(match suggest(name, &expected) {
+        Some(s) => format!("did you mean `{s}`? Valid keys here: {}", expected.join(", ")),
+        None => format!("valid keys here: {}", expected.join(", ")),
+    })
+}
+
+fn check_name(path: &Path, name: &str) -> Result<()> {
+    if !valid_retriever_name(name) {
+        return Err(input_error_hint(
+            path,
+            None,
+            format!("retriever name `{name}` is not allowed"),
+            "names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}: they become file names in the baseline directory",
+        ));
+    }
+    Ok(())
+}
+
+/// SPEC: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`. Names become file names, so
+/// anything path-like is refused.
+pub fn valid_retriever_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+impl Config {
+    /// Finds the config: `--config`, then `RGATE_CONFIG` (clap fills both
+    /// into `explicit`), then `config/rgate.yaml`.
+    pub fn load(explicit: Option<&Path>) -> Result<Config> {
+        let path = explicit
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            input_error_hint(
+                &path,
+                None,
+                format!("cannot read config: {e}"),
+                if explicit.is_none() {
+                    "run from the repository root, or pass --config PATH (or set RGATE_CONFIG)"
+                } else {
+                    "check the --config path (or RGATE_CONFIG)"
+                },
+            )
+        })?;
+        Config::parse(&path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Config> {
+        let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line());
+            let msg = e.to_string();
+            let hint = unknown_key_hint(&msg)
+                .unwrap_or_else(|| "see the configuration reference in the README".into());
+            input_error_hint(path, line, format!("invalid config: {msg}"), hint)
+        })?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let rel = |p: &str| -> PathBuf {
+            let p = Path::new(p);
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            }
+        };
+        let line_of_key =
+            |key: &str| -> Option<usize> { text.lines().position(|l| l.contains(key)).map(|i| i + 1) };
+        let bad = |key: &str, msg: String, hint: &str| {
+            input_error_hint(path, line_of_key(key), msg, hint.to_string())
+        };
+
+        let mut metric_list = match &raw.metrics {
+            Some(ms) => metrics::parse_list(ms).map_err(|e| input_error(path, line_of_key("metrics"), e))?,
+            None => metrics::default_metrics(),
+        };
+
+        let mut gate = GateSettings::default();
+        if let Some(g) = raw.gate {
+            if let Some(a) = g.alpha {
+                if !(a > 0.0 && a < 1.0) {
+                    return Err(bad(
+                        "alpha",
+                        format!("alpha {a} is outside (0, 1)"),
+                        "0.05 is the usual choice",
+                    ));
+                }
+                gate.alpha = a;
+            }
+            if let Some(b) = g.resamples {
+                if b < 100 {
+                    return Err(bad(
+                        "resamples",
+                        format!("resamples {b} is too few for a p-value"),
+                        "use 10000 (the default); at least 1000",
+                    ));
+                }
+                gate.resamples = b;
+            }
+            gate.seed = g.seed.unwrap_or(gate.seed);
+            gate.test = g.test.unwrap_or(gate.test);
+            gate.decision = g.decision.unwrap_or(gate.decision);
+            gate.correction = g.correction.unwrap_or(gate.correction);
+            gate.weighting = g.weighting.unwrap_or(gate.weighting);
+            for r in g.rules {
+                let metric: Metric = r
+                    .metric
+                    .parse()
+                    .map_err(|e| input_error(path, line_of_key(&r.metric), e))?;
+                let tolerance = match (r.max_drop, r.max_drop_pct) {
+                    (Some(v), None) if v >= 0.0 && v.is_finite() => Tolerance::Absolute(v),
+                    (None, Some(p)) if (0.0..=100.0).contains(&p) => Tolerance::Percent(p),
+                    (Some(_), Some(_)) => {
+                        return Err(bad(
+                            &r.metric,
+                            format!("rule for {metric}: give max_drop or max_drop_pct, not both"),
+                            "max_drop is in metric units (0.02), max_drop_pct relative to the baseline (5)",
+                        ))
+                    }
+                    (None, None) => {
+                        return Err(bad(
+                            &r.metric,
+                            format!("rule for {metric}: no tolerance"),
+                            "add max_drop: 0.02 (metric units) or max_drop_pct: 5 (percent of the baseline)",
+                        ))
+                    }
+                    _ => {
+                        return Err(bad(
+                            &r.metric,
+                            format!("rule for {metric}: the tolerance must be a non-negative number (a percentage at most 100)"),
+                            "for example max_drop: 0.02",
+                        ))
+                    }
+                };
+                let strata = match r.strata {
+                    None => StrataSel::All,
+                    Some(RawStrata::One(s)) if s == "all" => StrataSel::All,
+                    Some(RawStrata::One(s)) if s == "overall" => StrataSel::Overall,
+                    Some(RawStrata::One(s)) => StrataSel::List(vec![s]),
+                    Some(RawStrata::Many(v)) => StrataSel::List(v),
+                };
+                if !metric_list.contains(&metric) {
+                    metric_list.push(metric);
+                }
+                gate.rules.push(Rule {
+                    metric,
+                    tolerance,
+                    strata,
+                });
+            }
+        }
+        if gate.rules.is_empty() {
+            // No rules: every configured metric is gated on any significant
+            // drop, overall and per stratum.
+            gate.rules = metric_list
+                .iter()
+                .map(|m| Rule {
+                    metric: *m,
+                    tolerance: Tolerance::Absolute(0.0),
+                    strata: StrataSel::All,
+                })
+                .collect();
+        }
+
+        let mut retrievers = Vec::new();
+        for r in raw.retrievers {
+            check_name(path, &r.name)?;
+            if retrievers.iter().any(|x: &Retriever| x.name == r.name) {
+                return Err(bad(
+                    &r.name,
+                    format!("retriever `{}` is listed twice", r.name),
+                    "retriever names must be unique",
+                ));
+            }
+            if r.command.is_some() || r.timeout_s.is_some() {
+                return Err(bad(
+                    "command",
+                    format!(
+                        "retriever `{}`: running a retriever as a command is not supported in this version",
+                        r.name
+                    ),
+                    "produce the run file in an earlier CI step and give its path as `run:`",
+                ));
+            }
+            let run = r.run.ok_or_else(|| {
+                bad(
+                    &r.name,
+                    format!("retriever `{}` has no `run`", r.name),
+                    "give the path of its run file (TREC, JSON or JSONL), relative to the config",
+                )
+            })?;
+            let run_format = match r.run_format.as_deref() {
+                None => None,
+                Some("trec") => Some(RunFormat::Trec),
+                Some("json") => Some(RunFormat::Json),
+                Some("jsonl") => Some(RunFormat::Jsonl),
+                Some(other) => {
+                    return Err(bad(
+                        "run_format",
+                        format!("run_format `{other}` is not known"),
+                        "use trec, json or jsonl, or leave it out to detect from content",
+                    ))
+                }
+            };
+            retrievers.push(Retriever {
+                name: r.name,
+                run: rel(&run),
+                run_format,
+            });
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            gold: rel(&raw.gold),
+            strata: raw.strata.as_deref().map(rel),
+            baselines: rel(raw.baselines.as_deref().unwrap_or("baselines")),
+            relevance_level: raw.relevance_level.unwrap_or(1),
+            metrics: metric_list,
+            retrievers,
+            gate,
+        })
+    }
+
+    pub fn retriever(&self, name: &str) -> Result<&Retriever> {
+        self.retrievers.iter().find(|r| r.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.retrievers.iter().map(|r| r.name.as_str()).collect();
+            let hint = match suggest(name, &names) {
+                Some(s) => format!("did you mean `{s}`? Configured: {}", names.join(", ")),
+                None => format!("configured retrievers: {}", names.join(", ")),
+            };
+            input_error_hint(&self.path, None, format!("no retriever named `{name}`"), hint)
+        })
+    }
+
+    /// The named retrievers, or all of them for an empty list.
+    pub fn select(&self, names: &[String]) -> Result<Vec<&Retriever>> {
+        if names.is_empty() {
+            if self.retrievers.is_empty() {
+                return Err(input_error_hint(
+                    &self.path,
+                    None,
+                    "no retrievers configured",
+                    "add a `retrievers:` list with a name and a run file for each",
+                ));
+            }
+            return Ok(self.retrievers.iter().collect());
+        }
+        names.iter().map(|n| self.retriever(n)).collect()
+    }
+
+    /// The deepest rank any metric looks at: what a baseline must store so
+    /// it can be re-scored later. `None`: the whole ranking.
+    pub fn depth(&self) -> Option<u32> {
+        metrics::max_depth(&self.metrics)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(Path::new("conf/rgate.yaml"), text)
+    }
+
+    #[test]
+    fn full_config_with_relative_paths() {
+        let c = parse(
+            "gold: demo/gold.yaml\nbaselines: demo/baselines\nmetrics: [recall@10, mrr@10]\nretrievers:\n  - name: bm25\n    run: demo/runs/bm25.jsonl\ngate:\n  alpha: 0.01\n  decision: confident-drop\n  test: t-test\n  rules:\n    - metric: ndcg@10\n      max_drop_pct: 5\n      strata: overall\n    - metric: recall@10\n      max_drop: 0.02\n      strata: [overall, how-to]\n",
+        )
+        .unwrap();
+        assert_eq!(c.gold, Path::new("conf/demo/gold.yaml"));
+        assert_eq!(c.retrievers[0].run, Path::new("conf/demo/runs/bm25.jsonl"));
+        assert_eq!(c.metrics.len(), 3, "the rule's ndcg@10 joins the metric set");
+        assert_eq!(c.gate.alpha, 0.01);
+        assert_eq!(c.gate.test, TestKind::TTest);
+        assert_eq!(c.gate.rules[0].tolerance, Tolerance::Percent(5.0));
+        assert_eq!(
+            c.gate.rules[1].strata,
+            StrataSel::List(vec!["overall".into(), "how-to".into()])
+        );
+        assert_eq!(c.depth(), Some(10));
+    }
+
+    #[test]
+    fn unknown_keys_name_the_nearest() {
+        let e = parse("gold: g.yaml\nbaseline: b\n").unwrap_err().to_string();
+        assert!(e.contains("conf/rgate.yaml:2"), "{e}");
+        assert!(e.contains("unknown field `baseline`"), "{e}");
+        assert!(e.contains("did you mean `baselines`?"), "{e}");
+        let e = parse("gold: g.yaml\ngate:\n  rules:\n    - metric: mrr\n      max_dorp: 0.1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `max_drop`?"), "{e}");
+    }
+
+    #[test]
+    fn path_like_names_are_refused() {
+        for bad in ["../x", "a/b", ".hidden", "", "a b"] {
+            let text = format!("gold: g\nretrievers:\n  - name: \"{bad}\"\n    run: r\n");
+            let e = parse(&text).unwrap_err().to_string();
+            assert!(e.contains("is not allowed"), "{bad}: {e}");
+        }
+        assert!(valid_retriever_name("hybrid-v2.1_b"));
+        assert!(!valid_retriever_name(&"a".repeat(65)));
+    }
+
+    #[test]
+    fn tolerance_is_required_and_single() {
+        let e = parse("gold: g\ngate:\n  rules:\n    - metric: mrr\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no tolerance"), "{e}");
+        let e = parse(
+            "gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 0.1\n      max_drop_pct: 2\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("not both"), "{e}");
+    }
+
+    #[test]
+    fn commands_are_refused_with_a_way_forward() {
+        let e = parse("gold: g\nretrievers:\n  - name: h\n    command: [python3, r.py]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not supported"), "{e}");
+        assert!(e.contains("hint:"), "{e}");
+    }
+
+    #[test]
+    fn default_rules_gate_every_metric() {
+        let c = parse("gold: g\nmetrics: [mrr]\n").unwrap();
+        assert_eq!(c.gate.rules.len(), 1);
+        assert_eq!(c.depth(), None);
+    }
+}

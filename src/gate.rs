@@ -1,0 +1,672 @@
+//! The gate: rules become checks, checks get paired statistics, and the
+//! verdict is decided here, once. Reports only render a [`GateOutcome`]
+//! (criterion re-implements its threshold in two renderers; uv decides
+//! `exit_status()` apart from `render()`: we follow uv).
+//!
+//! Per retriever: pair the current run with its baseline by query id (a
+//! baseline scored against an older gold set is re-scored from its stored
+//! ranking first), test every (metric, scope) check with the configured
+//! test, correct across the retriever's checks (Holm by default), and apply
+//! the decision rule of SPEC "Gate rules".
+
+use std::collections::HashMap;
+
+use crate::baseline::Baseline;
+use crate::commands::Prepared;
+use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind, Weighting};
+use crate::eval::{mean_of, Scores};
+use crate::judge::Ranking;
+use crate::metrics::{Kind, Metric};
+use crate::stats::{self, Alternative, BootstrapSettings, Strata, TestOutcome};
+
+/// Power at which the minimum detectable drop is stated.
+pub const POWER: f64 = 0.8;
+
+/// A fall in judged@k coverage larger than this is worth a warning.
+pub const COVERAGE_DROP_WARN: f64 = 0.05;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckVerdict {
+    Fail,
+    Pass,
+    Improved,
+    NotGated,
+}
+
+impl CheckVerdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckVerdict::Fail => "fail",
+            CheckVerdict::Pass => "pass",
+            CheckVerdict::Improved => "improved",
+            CheckVerdict::NotGated => "not-gated",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub metric: Metric,
+    /// `all` for overall, else a stratum name.
+    pub stratum: String,
+    pub n: usize,
+    pub baseline: f64,
+    pub current: f64,
+    pub delta: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// One-sided (1 - alpha) bounds of delta.
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    /// One-sided p-value for a drop.
+    pub p_value: f64,
+    pub p_adjusted: f64,
+    /// One-sided p-value for a rise, corrected like `p_adjusted`.
+    pub p_rise_adjusted: f64,
+    /// Absolute tolerance in metric units (`None` when not gated).
+    pub tolerance: Option<f64>,
+    /// Smallest drop this check detects with 80% power.
+    pub mde: f64,
+    pub test: TestKind,
+    pub verdict: CheckVerdict,
+}
+
+/// A query that a gated metric found (value > 0) in the baseline and lost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flip {
+    pub query_id: String,
+    pub stratum: String,
+    pub text: Option<String>,
+    pub lost: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineInfo {
+    pub created_at: String,
+    pub commit: Option<String>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RetrieverOutcome {
+    pub name: String,
+    pub run: String,
+    pub baseline: Option<BaselineInfo>,
+    pub checks: Vec<Check>,
+    pub flips: Vec<Flip>,
+    /// Queries the baseline missed (every gated metric 0) and now finds.
+    pub gained: usize,
+    pub added_queries: Vec<String>,
+    pub removed_queries: Vec<String>,
+    pub gold_changed: bool,
+    pub warnings: Vec<String>,
+}
+
+impl RetrieverOutcome {
+    pub fn verdict(&self) -> Verdict {
+        if self.checks.iter().any(|c| c.verdict == CheckVerdict::Fail) {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GateOutcome {
+    pub settings: GateSettings,
+    pub retrievers: Vec<RetrieverOutcome>,
+}
+
+impl GateOutcome {
+    pub fn verdict(&self) -> Verdict {
+        if self.retrievers.iter().any(|r| r.verdict() == Verdict::Fail) {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// SPEC "Exit codes": 0 pass, 1 regression.
+    pub fn exit_code(&self) -> u8 {
+        match self.verdict() {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+        }
+    }
+}
+
+/// The current side of a comparison: a run judged on the current gold set.
+pub struct Current<'a> {
+    pub name: &'a str,
+    pub run: String,
+    pub rankings: &'a [Ranking],
+    pub scores: &'a Scores,
+}
+
+/// One scope's paired sample: query positions (into the current gold set).
+struct Scope {
+    name: String,
+    members: Vec<usize>,
+}
+
+/// Baseline values aligned with the current gold set: `values[m][q]`,
+/// `None` where the baseline has no value for that query or metric.
+struct Paired {
+    values: Vec<Option<Vec<f64>>>,
+    /// Per current query: is it in the baseline?
+    in_baseline: Vec<bool>,
+    /// judged@k of the baseline's stored ranking, for the coverage warning.
+    judged: Option<Vec<f64>>,
+}
+
+/// Aligns a baseline with the current gold set, re-scoring its stored
+/// rankings when the gold set, the relevance level or the metric set changed.
+fn pair(
+    prep: &Prepared,
+    b: &Baseline,
+    metrics: &[Metric],
+    judged_metric: Metric,
+    warnings: &mut Vec<String>,
+) -> Paired {
+    let gold = &prep.gold;
+    let stored: HashMap<&str, usize> = b
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.id.as_str(), i))
+        .collect();
+    let in_baseline: Vec<bool> = gold
+        .queries
+        .iter()
+        .map(|q| stored.contains_key(q.id.as_str()))
+        .collect();
+    let same_gold = b.gold_fingerprint == gold.fingerprint() && b.relevance_level == prep.relevance_level;
+    let covers = |m: &Metric| match (b.depth, m.depth()) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(d), Some(k)) => k <= d,
+    };
+    let rescored: Vec<Ranking> = gold
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| match stored.get(q.id.as_str()) {
+            Some(&s) => {
+                Ranking::from_ordered(b.queries[s].ranking.iter().map(String::as_str), &prep.labels[i])
+            }
+            None => Ranking::default(),
+        })
+        .collect();
+    let mut values = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        let stored_idx = b.metric_index(m);
+        let v = match stored_idx {
+            Some(mi) if same_gold => Some(
+                gold.queries
+                    .iter()
+                    .map(|q| {
+                        stored
+                            .get(q.id.as_str())
+                            .map_or(0.0, |&s| b.queries[s].values[mi])
+                    })
+                    .collect(),
+            ),
+            _ if covers(m) => Some(
+                rescored
+                    .iter()
+                    .zip(&prep.contexts)
+                    .map(|(r, c)| m.compute(r, c))
+                    .collect(),
+            ),
+            _ => {
+                warnings.push(format!(
+                    "the baseline has no {m} and stores rankings only to depth {}: its checks are skipped; record a new baseline to gate it",
+                    b.depth.map_or("all".to_string(), |d| d.to_string())
+                ));
+                None
+            }
+        };
+        values.push(v);
+    }
+    let judged = covers(&judged_metric).then(|| {
+        rescored
+            .iter()
+            .zip(&prep.contexts)
+            .map(|(r, c)| judged_metric.compute(r, c))
+            .collect()
+    });
+    Paired {
+        values,
+        in_baseline,
+        judged,
+    }
+}
+
+fn to_stats_weighting(w: Weighting) -> stats::Weighting {
+    match w {
+        Weighting::Micro => stats::Weighting::Micro,
+        Weighting::Macro => stats::Weighting::Macro,
+    }
+}
+
+/// Runs the configured test on query-major deltas of several metrics.
+pub fn test_deltas(deltas: &[f64], n_metrics: usize, strata: &Strata, s: &GateSettings) -> Vec<TestOutcome> {
+    match s.test {
+        TestKind::Bootstrap => stats::bootstrap(
+            deltas,
+            n_metrics,
+            strata,
+            &BootstrapSettings {
+                resamples: s.resamples,
+                seed: s.seed,
+                weighting: to_stats_weighting(s.weighting),
+                alpha: s.alpha,
+            },
+        ),
+        TestKind::TTest | TestKind::Randomization => (0..n_metrics)
+            .map(|m| {
+                let d: Vec<f64> = deltas.iter().skip(m).step_by(n_metrics.max(1)).copied().collect();
+                if s.test == TestKind::TTest {
+                    stats::t_test(&d, s.alpha)
+                } else {
+                    stats::randomization(&d, s.resamples, s.seed, s.alpha)
+                }
+            })
+            .collect(),
+    }
+}
+
+fn adjust(p: &[f64], c: Correction) -> Vec<f64> {
+    match c {
+        Correction::Holm => stats::holm(p),
+        Correction::Bonferroni => stats::bonferroni(p),
+        Correction::None => p.to_vec(),
+    }
+}
+
+/// Compares one retriever's current run with its baseline.
+pub fn evaluate(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    baseline: Option<&Baseline>,
+) -> RetrieverOutcome {
+    let gold = &prep.gold;
+    let mut out = RetrieverOutcome {
+        name: cur.name.to_string(),
+        run: cur.run.clone(),
+        baseline: None,
+        checks: Vec::new(),
+        flips: Vec::new(),
+        gained: 0,
+        added_queries: Vec::new(),
+        removed_queries: Vec::new(),
+        gold_changed: false,
+        warnings: Vec::new(),
+    };
+    let Some(b) = baseline else {
+        return out;
+    };
+    out.baseline = Some(BaselineInfo {
+        created_at: b.created_at.clone(),
+        commit: b.commit.clone(),
+        note: b.note.clone(),
+    });
+    let metrics = &cur.scores.metrics;
+    let judged_k = crate::metrics::max_depth(metrics).unwrap_or(10);
+    let judged_metric = Metric::new(Kind::Judged, Some(judged_k));
+    let paired = pair(prep, b, metrics, judged_metric, &mut out.warnings);
+
+    out.gold_changed = b.gold_fingerprint != gold.fingerprint();
+    if out.gold_changed {
+        out.warnings.push(format!(
+            "the gold set changed since the baseline was recorded ({}): the stored ranking was re-scored against the current labels",
+            b.created_at
+        ));
+    }
+    out.added_queries = gold
+        .queries
+        .iter()
+        .zip(&paired.in_baseline)
+        .filter(|(_, inb)| !**inb)
+        .map(|(q, _)| q.id.clone())
+        .collect();
+    let current_ids: std::collections::HashSet<&str> = gold.queries.iter().map(|q| q.id.as_str()).collect();
+    out.removed_queries = b
+        .queries
+        .iter()
+        .filter(|q| !current_ids.contains(q.id.as_str()))
+        .map(|q| q.id.clone())
+        .collect();
+
+    // Scopes over the paired queries only.
+    let paired_idx: Vec<usize> = (0..gold.len()).filter(|&i| paired.in_baseline[i]).collect();
+    let mut scopes = vec![Scope {
+        name: "all".into(),
+        members: paired_idx.clone(),
+    }];
+    for (s, name) in gold.strata.iter().enumerate() {
+        scopes.push(Scope {
+            name: name.clone(),
+            members: paired_idx
+                .iter()
+                .copied()
+                .filter(|&i| gold.queries[i].stratum as usize == s)
+                .collect(),
+        });
+    }
+
+    // Which (metric, scope) pairs are checked, with which tolerance.
+    struct Want {
+        metric: usize,
+        scope: usize,
+        rule: Option<usize>,
+    }
+    let mut wants: Vec<Want> = Vec::new();
+    for (ri, rule) in settings.rules.iter().enumerate() {
+        let Some(mi) = metrics.iter().position(|m| *m == rule.metric) else {
+            continue;
+        };
+        let scope_ids: Vec<usize> = match &rule.strata {
+            StrataSel::All => (0..scopes.len()).collect(),
+            StrataSel::Overall => vec![0],
+            StrataSel::List(names) => {
+                let mut ids = Vec::new();
+                for n in names {
+                    let id = if n == "overall" || n == "all" {
+                        Some(0)
+                    } else {
+                        scopes.iter().position(|s| &s.name == n)
+                    };
+                    match id {
+                        Some(i) => ids.push(i),
+                        None => out.warnings.push(format!(
+                            "rule for {}: stratum `{n}` is not in the gold set; strata: {}",
+                            rule.metric,
+                            gold.strata.join(", ")
+                        )),
+                    }
+                }
+                ids
+            }
+        };
+        for si in scope_ids {
+            if scopes[si].members.is_empty() {
+                continue;
+            }
+            if !wants.iter().any(|w| w.metric == mi && w.scope == si) {
+                wants.push(Want {
+                    metric: mi,
+                    scope: si,
+                    rule: Some(ri),
+                });
+            }
+        }
+    }
+    for (mi, _) in metrics.iter().enumerate() {
+        if !wants.iter().any(|w| w.metric == mi) && !scopes[0].members.is_empty() {
+            wants.push(Want {
+                metric: mi,
+                scope: 0,
+                rule: None,
+            });
+        }
+    }
+
+    // Statistics per scope, all metrics at once (one draw of indices each).
+    let usable: Vec<usize> = (0..metrics.len())
+        .filter(|&m| paired.values[m].is_some())
+        .collect();
+    let mut tested: HashMap<(usize, usize), TestOutcome> = HashMap::new();
+    for (si, scope) in scopes.iter().enumerate() {
+        if scope.members.is_empty() || !wants.iter().any(|w| w.scope == si) {
+            continue;
+        }
+        let mut deltas = Vec::with_capacity(scope.members.len() * usable.len());
+        for &q in &scope.members {
+            for &m in &usable {
+                let base = paired.values[m].as_ref().map_or(0.0, |v| v[q]);
+                deltas.push(cur.scores.values[m][q] - base);
+            }
+        }
+        let strata = if si == 0 {
+            let labels: Vec<u32> = scope.members.iter().map(|&q| gold.queries[q].stratum).collect();
+            Strata::from_labels(&labels)
+        } else {
+            Strata::single(scope.members.len())
+        };
+        let results = test_deltas(&deltas, usable.len(), &strata, settings);
+        for (k, &m) in usable.iter().enumerate() {
+            tested.insert((m, si), results[k].clone());
+        }
+    }
+
+    let mut checks: Vec<Check> = Vec::new();
+    let mut underpowered: Vec<String> = Vec::new();
+    for w in &wants {
+        let Some(t) = tested.get(&(w.metric, w.scope)) else {
+            continue;
+        };
+        let scope = &scopes[w.scope];
+        let base_vals = paired.values[w.metric]
+            .as_ref()
+            .expect("tested metrics have baseline values");
+        // The overall row under macro weighting is the mean of stratum
+        // means, like the statistic tested.
+        let scope_mean = |v: &[f64]| {
+            if w.scope == 0 && settings.weighting == Weighting::Macro {
+                let per: Vec<f64> = scopes[1..]
+                    .iter()
+                    .filter(|s| !s.members.is_empty())
+                    .map(|s| mean_of(v, s.members.iter().copied()))
+                    .collect();
+                stats::mean(&per)
+            } else {
+                mean_of(v, scope.members.iter().copied())
+            }
+        };
+        let baseline_mean = scope_mean(base_vals);
+        let current_mean = scope_mean(&cur.scores.values[w.metric]);
+        let d: Vec<f64> = scope
+            .members
+            .iter()
+            .map(|&q| cur.scores.values[w.metric][q] - base_vals[q])
+            .collect();
+        let mut sd = stats::sample_sd(&d);
+        if sd.is_nan() || sd <= 0.0 {
+            // Identical rankings say nothing about the spread a real change
+            // would have; the baseline's own spread is a fair stand-in.
+            let b: Vec<f64> = scope.members.iter().map(|&q| base_vals[q]).collect();
+            sd = stats::sample_sd(&b);
+        }
+        let mde = stats::min_detectable_drop(sd, scope.members.len(), settings.alpha, POWER);
+        let tolerance = w
+            .rule
+            .map(|ri| settings.rules[ri].tolerance.resolve(baseline_mean));
+        if let Some(tol) = tolerance {
+            if mde > tol && mde.is_finite() {
+                let needed = stats::queries_needed(sd, tol, settings.alpha, POWER);
+                underpowered.push(format!(
+                    "{} {} {:.4} > {:.4}{}",
+                    metrics[w.metric],
+                    scope.name,
+                    mde,
+                    tol,
+                    needed.map(|n| format!(" (~{n} queries)")).unwrap_or_default()
+                ));
+            }
+        }
+        checks.push(Check {
+            metric: metrics[w.metric],
+            stratum: scope.name.clone(),
+            n: scope.members.len(),
+            baseline: baseline_mean,
+            current: current_mean,
+            delta: t.mean_delta,
+            ci_low: t.ci_low,
+            ci_high: t.ci_high,
+            lower_bound: t.lower_bound,
+            upper_bound: t.upper_bound,
+            p_value: t.p(Alternative::Less),
+            p_adjusted: f64::NAN,
+            p_rise_adjusted: f64::NAN,
+            tolerance,
+            mde,
+            test: settings.test,
+            verdict: CheckVerdict::NotGated,
+        });
+    }
+
+    if !underpowered.is_empty() {
+        let gated = checks.iter().filter(|c| c.tolerance.is_some()).count();
+        out.warnings.push(format!(
+            "the gold set is too small to enforce {} of {gated} tolerances: the smallest drop it detects at 80% power (mde) exceeds the tolerance for {}",
+            underpowered.len(),
+            underpowered.join("; ")
+        ));
+    }
+
+    // Correction across the retriever's gated checks, then the decision.
+    let gated: Vec<usize> = (0..checks.len())
+        .filter(|&i| checks[i].tolerance.is_some())
+        .collect();
+    let p_drop: Vec<f64> = gated.iter().map(|&i| checks[i].p_value).collect();
+    let p_rise: Vec<f64> = gated
+        .iter()
+        .map(|&i| {
+            let t = &tested[&(
+                metrics.iter().position(|m| *m == checks[i].metric).unwrap_or(0),
+                scopes
+                    .iter()
+                    .position(|s| s.name == checks[i].stratum)
+                    .unwrap_or(0),
+            )];
+            t.p(Alternative::Greater)
+        })
+        .collect();
+    let adj_drop = adjust(&p_drop, settings.correction);
+    let adj_rise = adjust(&p_rise, settings.correction);
+    for (k, &i) in gated.iter().enumerate() {
+        let c = &mut checks[i];
+        c.p_adjusted = adj_drop[k];
+        c.p_rise_adjusted = adj_rise[k];
+        let tol = c.tolerance.unwrap_or(0.0);
+        let drop = -c.delta;
+        let fail = match settings.decision {
+            Decision::SignificantDrop => drop > tol && c.p_adjusted < settings.alpha,
+            Decision::ConfidentDrop => c.upper_bound < -tol,
+            Decision::NonInferiority => c.lower_bound <= -tol,
+            Decision::Threshold => drop > tol,
+        };
+        c.verdict = if fail {
+            CheckVerdict::Fail
+        } else if c.delta > 0.0 && c.p_rise_adjusted < settings.alpha {
+            CheckVerdict::Improved
+        } else {
+            CheckVerdict::Pass
+        };
+    }
+    for c in checks.iter_mut().filter(|c| c.tolerance.is_none()) {
+        c.p_adjusted = c.p_value;
+    }
+    out.checks = checks;
+
+    // Hit-to-miss flips on the gated metrics.
+    let gated_metrics: Vec<usize> = (0..metrics.len())
+        .filter(|&m| paired.values[m].is_some() && settings.rules.iter().any(|r| r.metric == metrics[m]))
+        .collect();
+    for &q in &paired_idx {
+        let mut lost = Vec::new();
+        let mut any_base = false;
+        let mut any_cur = false;
+        for &m in &gated_metrics {
+            let bv = paired.values[m].as_ref().map_or(0.0, |v| v[q]);
+            let cv = cur.scores.values[m][q];
+            any_base |= bv > 0.0;
+            any_cur |= cv > 0.0;
+            if bv > 0.0 && cv == 0.0 {
+                lost.push(metrics[m].name());
+            }
+        }
+        if !lost.is_empty() {
+            out.flips.push(Flip {
+                query_id: gold.queries[q].id.clone(),
+                stratum: gold.stratum_name(q).to_string(),
+                text: gold.queries[q].text.clone(),
+                lost,
+            });
+        }
+        if !any_base && any_cur {
+            out.gained += 1;
+        }
+    }
+    out.flips.sort_by(|a, b| {
+        let sa = gold.strata.iter().position(|s| *s == a.stratum);
+        let sb = gold.strata.iter().position(|s| *s == b.stratum);
+        sa.cmp(&sb)
+    });
+
+    // Coverage: did the new results move away from what the gold set labels?
+    if let Some(bj) = &paired.judged {
+        let cj: Vec<f64> = cur
+            .rankings
+            .iter()
+            .zip(&prep.contexts)
+            .map(|(r, c)| judged_metric.compute(r, c))
+            .collect();
+        let b_mean = mean_of(bj, paired_idx.iter().copied());
+        let c_mean = mean_of(&cj, paired_idx.iter().copied());
+        if b_mean - c_mean > COVERAGE_DROP_WARN {
+            out.warnings.push(format!(
+                "{judged_metric} fell from {b_mean:.4} to {c_mean:.4}: more of the new top results carry no label, and unlabeled chunks may hide relevant ones; label them before trusting a drop"
+            ));
+        }
+    }
+    if !out.added_queries.is_empty() {
+        out.warnings.push(format!(
+            "{} quer{} added to the gold set since the baseline; left out of the paired test: {}",
+            out.added_queries.len(),
+            if out.added_queries.len() == 1 {
+                "y was"
+            } else {
+                "ies were"
+            },
+            crate::diag::name_some(
+                &out.added_queries.iter().map(String::as_str).collect::<Vec<_>>(),
+                5
+            )
+        ));
+    }
+    if !out.removed_queries.is_empty() {
+        out.warnings.push(format!(
+            "{} quer{} removed from the gold set since the baseline: {}",
+            out.removed_queries.len(),
+            if out.removed_queries.len() == 1 {
+                "y was"
+            } else {
+                "ies were"
+            },
+            crate::diag::name_some(
+                &out.removed_queries.iter().map(String::as_str).collect::<Vec<_>>(),
+                5
+            )
+        ));
+    }
+    out
+}
