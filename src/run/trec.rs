@@ -228,25 +228,168 @@ struct Reader<'a> {
     tally: Tally,
 }
 
+/// Files smaller than this are read on one thread: splitting costs more
+/// than it saves.
+const PARALLEL_MIN_BYTES: u64 = 8 << 20;
+
 pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], keep: KeepIds) -> Result<JudgedRun> {
-    match read_mode(path, gold, labels, keep, false)? {
-        Ok(run) => Ok(run),
-        Err(Ungrouped) => match read_mode(path, gold, labels, keep, true)? {
-            Ok(run) => Ok(run),
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let threads = rayon::current_num_threads();
+    if len >= PARALLEL_MIN_BYTES && threads > 1 {
+        if let Some(p) = read_parallel(path, gold, labels, keep, len, threads)? {
+            return Ok(p.finish(path, gold));
+        }
+    }
+    let p = match read_range(path, gold, labels, keep, false, None)? {
+        Ok(p) => p,
+        Err(Ungrouped) => match read_range(path, gold, labels, keep, true, None)? {
+            Ok(p) => p,
             Err(Ungrouped) => unreachable!("keep-all mode never reports ungrouped input"),
         },
+    };
+    Ok(p.finish(path, gold))
+}
+
+/// What one reader found in its part of a file.
+struct Partial {
+    rankings: Vec<Ranking>,
+    ids: Option<Vec<Vec<String>>>,
+    seen: Vec<bool>,
+    extra: std::collections::HashSet<Vec<u8>>,
+    tally: Tally,
+}
+
+impl Partial {
+    fn finish(self, path: &Path, gold: &GoldSet) -> JudgedRun {
+        JudgedRun::finish(
+            path,
+            RunFormat::Trec,
+            gold,
+            self.rankings,
+            self.seen,
+            self.ids,
+            self.tally,
+        )
     }
 }
 
-fn read_mode(
+/// Reads a grouped file in one part per thread, split where the query id
+/// changes. `None` when the split does not hold (a query in two parts, or
+/// any error): the sequential reader then gives the answer, or the error
+/// with its true line number.
+fn read_parallel(
+    path: &Path,
+    gold: &GoldSet,
+    labels: &[QueryLabels],
+    keep: KeepIds,
+    len: u64,
+    parts: usize,
+) -> Result<Option<Partial>> {
+    let mut bounds = vec![0u64];
+    for i in 1..parts {
+        let at = len * i as u64 / parts as u64;
+        match query_boundary(path, at)? {
+            Some(b) if b > *bounds.last().unwrap_or(&0) && b < len => bounds.push(b),
+            _ => {}
+        }
+    }
+    bounds.push(len);
+    let ranges: Vec<(u64, u64)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let results: Vec<Option<Partial>> = {
+        use rayon::prelude::*;
+        ranges
+            .par_iter()
+            .map(|&r| match read_range(path, gold, labels, keep, false, Some(r)) {
+                Ok(Ok(p)) => Some(p),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut merged: Option<Partial> = None;
+    for part in results {
+        let Some(part) = part else { return Ok(None) };
+        merged = Some(match merged {
+            None => part,
+            Some(mut m) => {
+                for q in 0..m.seen.len() {
+                    if part.seen[q] {
+                        if m.seen[q] {
+                            return Ok(None);
+                        }
+                        m.seen[q] = true;
+                        m.rankings[q] = part.rankings[q].clone();
+                        if let (Some(mi), Some(pi)) = (m.ids.as_mut(), part.ids.as_ref()) {
+                            mi[q] = pi[q].clone();
+                        }
+                    }
+                }
+                m.tally.duplicate_ids += part.tally.duplicate_ids;
+                m.tally.duplicate_queries.extend(part.tally.duplicate_queries);
+                m.extra.extend(part.extra);
+                m
+            }
+        });
+    }
+    Ok(merged.map(|mut m| {
+        m.tally.extra_queries = m.extra.len();
+        m.tally.duplicate_queries.sort_unstable();
+        m
+    }))
+}
+
+/// The offset of the first line at or after `at` whose query id differs
+/// from the line before it; `None` if there is none within a few MiB.
+fn query_boundary(path: &Path, at: u64) -> Result<Option<u64>> {
+    use std::io::{Seek, SeekFrom};
+    let mut f =
+        std::fs::File::open(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
+    f.seek(SeekFrom::Start(at))
+        .map_err(|e| input_error(path, None, format!("seek failed: {e}")))?;
+    let mut buf = vec![0u8; 4 << 20];
+    let n = super::read_up_to(&mut f, &mut buf)
+        .map_err(|e| input_error(path, None, format!("read failed: {e}")))?;
+    let buf = &buf[..n];
+    // Skip the partial line we landed in.
+    let Some(first_nl) = memchr::memchr(b'\n', buf) else {
+        return Ok(None);
+    };
+    let mut pos = first_nl + 1;
+    let mut prev: Option<&[u8]> = None;
+    while pos < buf.len() {
+        let Some(nl) = memchr::memchr(b'\n', &buf[pos..]).map(|p| pos + p) else {
+            return Ok(None);
+        };
+        let mut f6: [&[u8]; 6] = [&[]; 6];
+        if fields(&buf[pos..nl], &mut f6) > 0 {
+            let qid = f6[0];
+            match prev {
+                Some(p) if p != qid => return Ok(Some(at + pos as u64)),
+                _ => prev = Some(qid),
+            }
+        }
+        pos = nl + 1;
+    }
+    Ok(None)
+}
+
+fn read_range(
     path: &Path,
     gold: &GoldSet,
     labels: &[QueryLabels],
     keep: KeepIds,
     keep_all: bool,
-) -> Result<std::result::Result<JudgedRun, Ungrouped>> {
+    range: Option<(u64, u64)>,
+) -> Result<std::result::Result<Partial, Ungrouped>> {
+    use std::io::{Seek, SeekFrom};
     let mut file =
         std::fs::File::open(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
+    let mut remaining = u64::MAX;
+    if let Some((start, end)) = range {
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| input_error(path, None, format!("seek failed: {e}")))?;
+        remaining = end - start;
+    }
+    let mut file = file.take(remaining);
     let depth = keep_depth(keep);
     let n = gold.len();
     let mut r = Reader {
@@ -301,10 +444,12 @@ fn read_mode(
             }
         };
         let mut pos = 0;
+        let mut f: [&[u8]; 6] = [&[]; 6];
+        let block = &buf[..end];
         while pos < end {
-            let nl = memchr::memchr(b'\n', &buf[pos..end]).map_or(end, |p| pos + p);
+            let (n, nl) = scan_line(block, pos, &mut f);
             line_no += 1;
-            if r.line(&buf[pos..nl], line_no)?.is_err() {
+            if r.line(&f, n, line_no)?.is_err() {
                 return Ok(Err(Ungrouped));
             }
             pos = nl + 1;
@@ -324,46 +469,57 @@ fn read_mode(
             }
         }
     }
-    let present = r.seen.iter().map(|s| *s != Seen::No).collect();
-    let top_ids = depth.map(|_| r.ids);
-    Ok(Ok(JudgedRun::finish(
-        path,
-        RunFormat::Trec,
-        gold,
-        r.rankings,
-        present,
-        top_ids,
-        r.tally,
-    )))
+    Ok(Ok(Partial {
+        rankings: r.rankings,
+        ids: depth.map(|_| r.ids),
+        seen: r.seen.iter().map(|s| *s != Seen::No).collect(),
+        extra: r.extra,
+        tally: r.tally,
+    }))
 }
 
-/// Splits on runs of spaces and tabs, as `sscanf("%s")` does.
+/// Splits the line starting at `i` into up to six fields, on runs of
+/// blanks (any byte up to the space, as `sscanf("%s")` treats white space),
+/// and returns the field count and the offset of the line's end (its `\n`,
+/// or the end of `buf`). One pass: the newline is found by the same scan.
 #[inline]
-fn fields<'b>(line: &'b [u8], out: &mut [&'b [u8]; 6]) -> usize {
+fn scan_line<'b>(buf: &'b [u8], mut i: usize, out: &mut [&'b [u8]; 6]) -> (usize, usize) {
+    let len = buf.len();
     let mut n = 0;
-    let mut i = 0;
-    let len = line.len();
-    while i < len && n < 6 {
-        while i < len && (line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+    loop {
+        while i < len && buf[i] <= b' ' && buf[i] != b'\n' {
             i += 1;
         }
-        if i == len {
-            break;
+        if i >= len || buf[i] == b'\n' {
+            return (n, i);
+        }
+        if n == out.len() {
+            // trec_eval ignores whatever follows the tag.
+            let end = memchr::memchr(b'\n', &buf[i..]).map_or(len, |p| i + p);
+            return (n, end);
         }
         let s = i;
-        while i < len && !(line[i] == b' ' || line[i] == b'\t' || line[i] == b'\r') {
+        while i < len && buf[i] > b' ' {
             i += 1;
         }
-        out[n] = &line[s..i];
+        out[n] = &buf[s..i];
         n += 1;
     }
-    n
+}
+
+/// The fields of one line (no newline inside).
+#[inline]
+fn fields<'b>(line: &'b [u8], out: &mut [&'b [u8]; 6]) -> usize {
+    scan_line(line, 0, out).0
 }
 
 impl Reader<'_> {
-    fn line(&mut self, line: &[u8], line_no: usize) -> Result<std::result::Result<(), Ungrouped>> {
-        let mut f: [&[u8]; 6] = [&[]; 6];
-        let n = fields(line, &mut f);
+    fn line(
+        &mut self,
+        f: &[&[u8]; 6],
+        n: usize,
+        line_no: usize,
+    ) -> Result<std::result::Result<(), Ungrouped>> {
         if n == 0 {
             return Ok(Ok(()));
         }
@@ -467,7 +623,53 @@ impl Reader<'_> {
     }
 }
 
+/// Scores decide ties, so they must be the correctly rounded doubles that
+/// trec_eval's `atof` gives. Plain decimals with at most 15 significant
+/// digits take Clinger's fast path: both the integer mantissa and the power
+/// of ten are exact doubles, so one IEEE division rounds correctly. Anything
+/// else (exponents, long mantissas, `inf`) goes to the standard parser.
+#[inline]
 fn parse_score(field: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (neg, digits) = match field.first() {
+        Some(b'-') => (true, &field[1..]),
+        Some(b'+') => (false, &field[1..]),
+        _ => (false, field),
+    };
+    let mut mantissa: u64 = 0;
+    let mut n_digits = 0usize;
+    let mut frac_digits = 0usize;
+    let mut seen_dot = false;
+    let mut any = false;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                any = true;
+                if mantissa == 0 && b == b'0' {
+                    // Leading zeros carry no precision.
+                } else {
+                    n_digits += 1;
+                }
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+                if seen_dot {
+                    frac_digits += 1;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => return parse_score_slow(field),
+        }
+    }
+    if !any || n_digits > 15 || frac_digits > 15 {
+        return parse_score_slow(field);
+    }
+    let v = mantissa as f64 / POW10[frac_digits];
+    Some(if neg { -v } else { v })
+}
+
+#[cold]
+fn parse_score_slow(field: &[u8]) -> Option<f64> {
     std::str::from_utf8(field).ok()?.parse::<f64>().ok()
 }
 
@@ -521,6 +723,47 @@ mod tests {
         let (r, _) = b.judge(None);
         assert_eq!(r.num_ret, 2);
         assert_eq!(r.hits, vec![Hit { rank: 2, grade: 1 }]);
+    }
+
+    #[test]
+    fn fast_scores_equal_the_standard_parser() {
+        for s in [
+            "2.129133",
+            "0",
+            "-0.5",
+            "+1.25",
+            "1e3",
+            "31.9251",
+            "0.1",
+            "123456789012345",
+            "1234567890123456.5",
+            "0.000000000000001234",
+            ".5",
+            "5.",
+            "-.5",
+            "inf",
+            "nan",
+            "abc",
+            "1.2.3",
+            "",
+            "-",
+            "0.30000000000000004",
+        ] {
+            let want = s.parse::<f64>().ok();
+            let got = parse_score(s.as_bytes());
+            match (want, got) {
+                (Some(w), Some(g)) if w.is_nan() => assert!(g.is_nan(), "{s}"),
+                (w, g) => assert_eq!(w, g, "{s}"),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_scores_match_std_on_random_decimals(v in -1e9f64..1e9, prec in 0usize..17) {
+            let text = format!("{v:.prec$}");
+            proptest::prop_assert_eq!(parse_score(text.as_bytes()), text.parse::<f64>().ok());
+        }
     }
 
     #[test]
