@@ -73,7 +73,7 @@ fn outcomes(
     s: &BootstrapSettings,
 ) -> Result<Vec<TestOutcome>, StatsError> {
     let m = n_metrics;
-    if m == 0 || deltas.len() % m != 0 {
+    if m == 0 || !deltas.len().is_multiple_of(m) {
         if m == 0 && deltas.is_empty() {
             return Ok(Vec::new());
         }
