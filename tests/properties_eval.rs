@@ -174,3 +174,69 @@ proptest! {
         prop_assert_eq!(a.top_ids, b.top_ids);
     }
 }
+
+/// Pieces of almost-valid input: parsers must answer with an error, never
+/// a panic.
+fn token() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "q0",
+        "q1",
+        "Q0",
+        "d1",
+        "d2",
+        "1",
+        "-1",
+        "2.5",
+        "1e400",
+        "nan",
+        "-inf",
+        "",
+        " ",
+        "\t",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        ":",
+        ",",
+        "\"query_id\"",
+        "\"results\"",
+        "\"id\"",
+        "\"score\"",
+        "queries:",
+        "- id:",
+        "relevant:",
+        "#",
+        "é",
+        "\u{0}",
+        "\r",
+    ])
+    .prop_map(str::to_string)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_input_makes_a_parser_panic(
+        raw in prop::collection::vec(any::<u8>(), 0..300),
+        lines in prop::collection::vec(prop::collection::vec(token(), 0..8), 0..12),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = lines.iter().map(|l| l.join(" ")).collect::<Vec<_>>().join("\n");
+        let gold = gold_of(&Case { labels: vec![vec![(1, 1)], vec![(2, 0)]], lines: vec![] });
+        let labels = judge::label_index(&gold);
+        for (i, content) in [raw.clone(), text.into_bytes()].iter().enumerate() {
+            for ext in ["yaml", "json", "jsonl", "txt"] {
+                let p = dir.path().join(format!("in{i}.{ext}"));
+                std::fs::write(&p, content).unwrap();
+                let _ = GoldSet::load(&p, None);
+                for fmt in [None, Some(RunFormat::Trec), Some(RunFormat::Json), Some(RunFormat::Jsonl)] {
+                    let opts = RunOptions { format: fmt, keep_ids: KeepIds::Depth(3) };
+                    let _ = run::read(&p, &gold, &labels, &opts);
+                }
+            }
+        }
+    }
+}

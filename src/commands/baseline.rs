@@ -4,12 +4,12 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::gate::{decide, evaluate_runs, history_entry, prepare, use_color, Evaluated};
+use super::gate::{decide, emit_warnings, evaluate_runs, history_entry, prepare, use_color, Evaluated};
 use super::{scope_means, Prepared};
 use crate::baseline::{current_commit, now_utc, Baseline, Store, StoredQuery};
 use crate::cli::{BaselineCommand, Format, Global, UpdateArgs};
 use crate::config::{valid_retriever_name, Config};
-use crate::diag::{usage_error, UserError, Warnings};
+use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::Verdict;
@@ -74,12 +74,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, false, true)?;
 
-    let mut warnings = Warnings::default();
-    warnings.extend(prep.warnings.clone());
-    for e in &runs {
-        warnings.extend(e.judged.warnings.clone());
-    }
-    warnings.emit(global.quiet);
+    emit_warnings(&prep, &runs, global.quiet);
 
     let format = global.format.unwrap_or(Format::Table);
     let report = GateView {

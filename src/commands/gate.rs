@@ -123,6 +123,16 @@ pub fn decide(
     })
 }
 
+/// The gold set's and the runs' warnings, on stderr.
+pub fn emit_warnings(prep: &Prepared, runs: &[Evaluated], quiet: bool) {
+    let mut warnings = Warnings::default();
+    warnings.extend(prep.warnings.clone());
+    for e in runs {
+        warnings.extend(e.judged.warnings.clone());
+    }
+    warnings.emit(quiet);
+}
+
 pub fn use_color(global: &Global) -> bool {
     match global.color {
         ColorChoice::Always => true,
@@ -164,12 +174,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
 
-    let mut warnings = Warnings::default();
-    warnings.extend(prep.warnings.clone());
-    for e in &runs {
-        warnings.extend(e.judged.warnings.clone());
-    }
-    warnings.emit(global.quiet);
+    emit_warnings(&prep, &runs, global.quiet);
 
     let format = global.format.unwrap_or(Format::Table);
     if format == Format::Trec {

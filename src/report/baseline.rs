@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::table::{f4, Table};
+use super::table::{f4, short_commit, Table};
 use crate::baseline::{Baseline, HistoryEntry};
 use crate::cli::Format;
 use crate::metrics::Metric;
@@ -82,7 +82,7 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
             e.kind.clone(),
             e.commit
                 .as_deref()
-                .map(|c| c[..c.len().min(10)].to_string())
+                .map(short_commit)
                 .unwrap_or_else(|| "-".into()),
             e.verdict.clone().unwrap_or_else(|| "-".into()),
         ];

@@ -195,6 +195,9 @@ impl CompareView<'_> {
             "wins",
             "ties",
             "losses",
+            "test",
+            "resamples",
+            "seed",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 4);
         for (k, rows) in self.comparisons.iter().enumerate() {
@@ -215,6 +218,9 @@ impl CompareView<'_> {
                     r.wins.to_string(),
                     r.ties.to_string(),
                     r.losses.to_string(),
+                    self.settings.test.name().to_string(),
+                    self.settings.resamples.to_string(),
+                    self.settings.seed.to_string(),
                 ]);
             }
         }
@@ -232,7 +238,6 @@ impl CompareView<'_> {
 
     fn json(&self) -> Value {
         let s = self.settings;
-        let num = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
         let runs: Vec<Value> = self
             .comparisons
             .iter()
@@ -242,24 +247,27 @@ impl CompareView<'_> {
                 let checks: Vec<Value> = rows
                     .iter()
                     .map(|c| {
-                        json!({
-                            "metric": c.metric.name(),
-                            "stratum": c.stratum,
-                            "n": c.n,
-                            "baseline": num(c.baseline),
-                            "current": num(c.current),
-                            "delta": num(c.delta),
-                            "ci_low": num(c.ci_low),
-                            "ci_high": num(c.ci_high),
-                            "p_value": num(c.p_value),
-                            "p_adjusted": num(c.p_adjusted),
-                            "test": s.test.name(),
-                            "verdict": "not-gated",
-                            "significant": c.p_adjusted < s.alpha,
-                            "wins": c.wins,
-                            "ties": c.ties,
-                            "losses": c.losses,
-                        })
+                        let mut o = super::check_row(
+                            &super::RowNumbers {
+                                metric: &c.metric,
+                                stratum: &c.stratum,
+                                n: c.n,
+                                baseline: c.baseline,
+                                current: c.current,
+                                delta: c.delta,
+                                ci_low: c.ci_low,
+                                ci_high: c.ci_high,
+                                p_value: c.p_value,
+                                p_adjusted: c.p_adjusted,
+                            },
+                            s.test.name(),
+                            "not-gated",
+                        );
+                        o.insert("significant".into(), json!(c.p_adjusted < s.alpha));
+                        o.insert("wins".into(), json!(c.wins));
+                        o.insert("ties".into(), json!(c.ties));
+                        o.insert("losses".into(), json!(c.losses));
+                        Value::Object(o)
                     })
                     .collect();
                 json!({"name": r.name, "path": r.path, "means": self.means_json(r), "checks": checks})

@@ -12,7 +12,8 @@
 
 use serde_json::{json, Value};
 
-use super::table::{f4, pfmt, signed4, Table};
+use super::num;
+use super::table::{f4, pfmt, short_commit, signed4, Table};
 use crate::cli::Format;
 use crate::gate::{Check, CheckVerdict, GateOutcome, RetrieverOutcome, Verdict};
 
@@ -21,14 +22,6 @@ pub struct GateView<'a> {
     /// What the report is about: `gate` or `baseline update`.
     pub command: &'a str,
     pub color: bool,
-}
-
-fn num(v: f64) -> Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        Value::Null
-    }
 }
 
 impl GateView<'_> {
@@ -189,6 +182,24 @@ impl GateView<'_> {
         out
     }
 
+    fn improvements(&self, r: &RetrieverOutcome) -> Option<String> {
+        let rows: Vec<String> = r
+            .checks
+            .iter()
+            .filter(|c| c.verdict == CheckVerdict::Improved)
+            .map(|c| {
+                format!(
+                    "{} on {} {} (p_adj {})",
+                    c.metric,
+                    c.stratum,
+                    signed4(c.delta),
+                    pfmt(c.p_rise_adjusted)
+                )
+            })
+            .collect();
+        (!rows.is_empty()).then(|| format!("Improved: {}", rows.join("; ")))
+    }
+
     fn headline(&self) -> String {
         let o = self.outcome;
         let failed = o
@@ -212,7 +223,7 @@ impl GateView<'_> {
             Some(b) => {
                 let mut s = format!("baseline {}", b.created_at);
                 if let Some(c) = &b.commit {
-                    s += &format!(" @ {}", &c[..c.len().min(10)]);
+                    s += &format!(" @ {}", short_commit(c));
                 }
                 if let Some(n) = &b.note {
                     s += &format!(" ({n})");
@@ -243,6 +254,9 @@ impl GateView<'_> {
                     };
                     out += &format!("  {line}\n");
                 }
+            }
+            if let Some(imp) = self.improvements(r) {
+                out += &format!("\n{imp}\n");
             }
             let flips = self.flips_text(r, false);
             if !flips.is_empty() {
@@ -292,6 +306,9 @@ impl GateView<'_> {
                 out += &self.check_table(r).markdown();
                 out.push('\n');
             }
+            if let Some(imp) = self.improvements(r) {
+                out += &format!("{imp}\n\n");
+            }
             out += &self.flips_text(r, true);
             if !r.warnings.is_empty() {
                 out += "\n**Warnings**\n\n";
@@ -319,6 +336,8 @@ impl GateView<'_> {
             "tolerance",
             "mde",
             "test",
+            "resamples",
+            "seed",
             "verdict",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 3);
@@ -346,6 +365,8 @@ impl GateView<'_> {
                     c.tolerance.map(opt).unwrap_or_default(),
                     opt(c.mde),
                     c.test.name().to_string(),
+                    self.outcome.settings.resamples.to_string(),
+                    self.outcome.settings.seed.to_string(),
                     c.verdict.name().to_string(),
                 ]);
             }
@@ -388,8 +409,9 @@ impl GateView<'_> {
             }
         }
         format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n{body}  </testsuite>\n</testsuites>\n",
-            esc(self.command)
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n    <properties>\n      <property name=\"settings\" value=\"{}\"/>\n    </properties>\n{body}  </testsuite>\n</testsuites>\n",
+            esc(self.command),
+            esc(&self.settings_line())
         )
     }
 
@@ -404,24 +426,27 @@ impl GateView<'_> {
                     .checks
                     .iter()
                     .map(|c| {
-                        json!({
-                            "metric": c.metric.name(),
-                            "stratum": c.stratum,
-                            "n": c.n,
-                            "baseline": num(c.baseline),
-                            "current": num(c.current),
-                            "delta": num(c.delta),
-                            "ci_low": num(c.ci_low),
-                            "ci_high": num(c.ci_high),
-                            "p_value": num(c.p_value),
-                            "p_adjusted": num(c.p_adjusted),
-                            "test": c.test.name(),
-                            "verdict": c.verdict.name(),
-                            "tolerance": c.tolerance.map(num),
-                            "mde": num(c.mde),
-                            "lower_bound": num(c.lower_bound),
-                            "upper_bound": num(c.upper_bound),
-                        })
+                        let mut o = super::check_row(
+                            &super::RowNumbers {
+                                metric: &c.metric,
+                                stratum: &c.stratum,
+                                n: c.n,
+                                baseline: c.baseline,
+                                current: c.current,
+                                delta: c.delta,
+                                ci_low: c.ci_low,
+                                ci_high: c.ci_high,
+                                p_value: c.p_value,
+                                p_adjusted: c.p_adjusted,
+                            },
+                            c.test.name(),
+                            c.verdict.name(),
+                        );
+                        o.insert("tolerance".into(), c.tolerance.map_or(Value::Null, num));
+                        o.insert("mde".into(), num(c.mde));
+                        o.insert("lower_bound".into(), num(c.lower_bound));
+                        o.insert("upper_bound".into(), num(c.upper_bound));
+                        Value::Object(o)
                     })
                     .collect();
                 let flips: Vec<Value> = r

@@ -137,6 +137,12 @@ pub fn csv_field(c: &str) -> String {
     }
 }
 
+/// The first ten characters of a commit id (characters, not bytes: the
+/// field comes from a file anyone can edit).
+pub fn short_commit(c: &str) -> String {
+    c.chars().take(10).collect()
+}
+
 /// Four decimals, as trec_eval prints.
 pub fn f4(v: f64) -> String {
     format!("{v:.4}")
