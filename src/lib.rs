@@ -4,6 +4,32 @@
 //! reach the internals: [`gold`] and [`run`] read inputs, [`judge`] and
 //! [`metrics`] score rankings exactly as trec_eval does, [`eval`] averages,
 //! and the reports render what the commands decided.
+//!
+//! Scoring one ranking by hand, with trec_eval's names beside rgate's:
+//!
+//! ```
+//! use rgate::judge::{Hit, QueryContext, Ranking};
+//! use rgate::metrics::Metric;
+//!
+//! // Relevant documents (grade 1) retrieved at ranks 2 and 5 of 10; the
+//! // gold set knows 4 relevant ones.
+//! let ranking = Ranking { num_ret: 10, hits: vec![Hit { rank: 2, grade: 1 }, Hit { rank: 5, grade: 1 }] };
+//! let ctx = QueryContext { num_rel: 4, ideal: vec![1.0; 4], relevance_level: 1 };
+//! let recall: Metric = "R@5".parse().unwrap();
+//! assert_eq!(recall.name(), "recall@5");
+//! assert_eq!(recall.trec_eval_name().as_deref(), Some("recall_5"));
+//! assert_eq!(recall.compute(&ranking, &ctx), 0.5);
+//! let rr: Metric = "RR".parse().unwrap();
+//! assert_eq!(rr.compute(&ranking, &ctx), 0.5);
+//! ```
+//!
+//! Holm's step-down correction, as the gate applies it across a
+//! retriever's checks:
+//!
+//! ```
+//! let adjusted = rgate::stats::holm(&[0.01, 0.04, 0.03, 0.005]);
+//! assert_eq!(adjusted, vec![0.03, 0.06, 0.06, 0.02]);
+//! ```
 
 pub mod baseline;
 pub mod cli;
