@@ -13,11 +13,12 @@ use std::collections::HashMap;
 
 use crate::baseline::Baseline;
 use crate::commands::Prepared;
-use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind, Weighting};
+use crate::compare::{self, Comparison};
+use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind};
 use crate::eval::{mean_of, Scores};
 use crate::judge::Ranking;
 use crate::metrics::{Kind, Metric};
-use crate::stats::{self, Alternative, BootstrapSettings, Strata, TestOutcome};
+use crate::stats::{self, Alternative, TestOutcome};
 
 /// Power at which the minimum detectable drop is stated.
 pub const POWER: f64 = 0.8;
@@ -61,22 +62,13 @@ impl Verdict {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
-    pub metric: Metric,
-    /// `all` for overall, else a stratum name.
-    pub stratum: String,
-    pub n: usize,
-    pub baseline: f64,
-    pub current: f64,
-    pub delta: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
+    /// The comparison; `p_value` is the one-sided p for a drop.
+    pub cmp: Comparison,
     /// One-sided (1 - alpha) bounds of delta.
     pub lower_bound: f64,
     pub upper_bound: f64,
-    /// One-sided p-value for a drop.
-    pub p_value: f64,
-    pub p_adjusted: f64,
-    /// One-sided p-value for a rise, corrected like `p_adjusted`.
+    /// One-sided p-value for a rise, and its corrected value.
+    pub p_rise: f64,
     pub p_rise_adjusted: f64,
     /// Absolute tolerance in metric units (`None` when not gated).
     pub tolerance: Option<f64>,
@@ -157,12 +149,6 @@ pub struct Current<'a> {
     pub run: String,
     pub rankings: &'a [Ranking],
     pub scores: &'a Scores,
-}
-
-/// One scope's paired sample: query positions (into the current gold set).
-struct Scope {
-    name: String,
-    members: Vec<usize>,
 }
 
 /// Baseline values aligned with the current gold set: `values[m][q]`,
@@ -258,40 +244,6 @@ fn pair(
     }
 }
 
-fn to_stats_weighting(w: Weighting) -> stats::Weighting {
-    match w {
-        Weighting::Micro => stats::Weighting::Micro,
-        Weighting::Macro => stats::Weighting::Macro,
-    }
-}
-
-/// Runs the configured test on query-major deltas of several metrics.
-pub fn test_deltas(deltas: &[f64], n_metrics: usize, strata: &Strata, s: &GateSettings) -> Vec<TestOutcome> {
-    match s.test {
-        TestKind::Bootstrap => stats::bootstrap(
-            deltas,
-            n_metrics,
-            strata,
-            &BootstrapSettings {
-                resamples: s.resamples,
-                seed: s.seed,
-                weighting: to_stats_weighting(s.weighting),
-                alpha: s.alpha,
-            },
-        ),
-        TestKind::TTest | TestKind::Randomization => (0..n_metrics)
-            .map(|m| {
-                let d: Vec<f64> = deltas.iter().skip(m).step_by(n_metrics.max(1)).copied().collect();
-                if s.test == TestKind::TTest {
-                    stats::t_test(&d, s.alpha)
-                } else {
-                    stats::randomization(&d, s.resamples, s.seed, s.alpha)
-                }
-            })
-            .collect(),
-    }
-}
-
 fn adjust(p: &[f64], c: Correction) -> Vec<f64> {
     match c {
         Correction::Holm => stats::holm(p),
@@ -357,20 +309,7 @@ pub fn evaluate(
 
     // Scopes over the paired queries only.
     let paired_idx: Vec<usize> = (0..gold.len()).filter(|&i| paired.in_baseline[i]).collect();
-    let mut scopes = vec![Scope {
-        name: "all".into(),
-        members: paired_idx.clone(),
-    }];
-    for (s, name) in gold.strata.iter().enumerate() {
-        scopes.push(Scope {
-            name: name.clone(),
-            members: paired_idx
-                .iter()
-                .copied()
-                .filter(|&i| gold.queries[i].stratum as usize == s)
-                .collect(),
-        });
-    }
+    let scopes = compare::scopes(gold, &paired_idx);
 
     // Which (metric, scope) pairs are checked, with which tolerance.
     struct Want {
@@ -434,24 +373,13 @@ pub fn evaluate(
         .filter(|&m| paired.values[m].is_some())
         .collect();
     let mut tested: HashMap<(usize, usize), TestOutcome> = HashMap::new();
+    let base_of = |m: usize, q: usize| paired.values[m].as_ref().map_or(0.0, |v| v[q]);
+    let cur_of = |m: usize, q: usize| cur.scores.values[m][q];
     for (si, scope) in scopes.iter().enumerate() {
         if scope.members.is_empty() || !wants.iter().any(|w| w.scope == si) {
             continue;
         }
-        let mut deltas = Vec::with_capacity(scope.members.len() * usable.len());
-        for &q in &scope.members {
-            for &m in &usable {
-                let base = paired.values[m].as_ref().map_or(0.0, |v| v[q]);
-                deltas.push(cur.scores.values[m][q] - base);
-            }
-        }
-        let strata = if si == 0 {
-            let labels: Vec<u32> = scope.members.iter().map(|&q| gold.queries[q].stratum).collect();
-            Strata::from_labels(&labels)
-        } else {
-            Strata::single(scope.members.len())
-        };
-        let results = test_deltas(&deltas, usable.len(), &strata, settings);
+        let results = compare::test_scope(gold, &scopes, si, &usable, &base_of, &cur_of, settings);
         for (k, &m) in usable.iter().enumerate() {
             tested.insert((m, si), results[k].clone());
         }
@@ -467,22 +395,9 @@ pub fn evaluate(
         let base_vals = paired.values[w.metric]
             .as_ref()
             .expect("tested metrics have baseline values");
-        // The overall row under macro weighting is the mean of stratum
-        // means, like the statistic tested.
-        let scope_mean = |v: &[f64]| {
-            if w.scope == 0 && settings.weighting == Weighting::Macro {
-                let per: Vec<f64> = scopes[1..]
-                    .iter()
-                    .filter(|s| !s.members.is_empty())
-                    .map(|s| mean_of(v, s.members.iter().copied()))
-                    .collect();
-                stats::mean(&per)
-            } else {
-                mean_of(v, scope.members.iter().copied())
-            }
-        };
-        let baseline_mean = scope_mean(base_vals);
-        let current_mean = scope_mean(&cur.scores.values[w.metric]);
+        let baseline_mean = compare::scope_mean(base_vals, &scopes, w.scope, settings.weighting);
+        let current_mean =
+            compare::scope_mean(&cur.scores.values[w.metric], &scopes, w.scope, settings.weighting);
         let d: Vec<f64> = scope
             .members
             .iter()
@@ -513,18 +428,21 @@ pub fn evaluate(
             }
         }
         checks.push(Check {
-            metric: metrics[w.metric],
-            stratum: scope.name.clone(),
-            n: scope.members.len(),
-            baseline: baseline_mean,
-            current: current_mean,
-            delta: t.mean_delta,
-            ci_low: t.ci_low,
-            ci_high: t.ci_high,
+            cmp: Comparison {
+                metric: metrics[w.metric],
+                stratum: scope.name.clone(),
+                n: scope.members.len(),
+                baseline: baseline_mean,
+                current: current_mean,
+                delta: t.mean_delta,
+                ci_low: t.ci_low,
+                ci_high: t.ci_high,
+                p_value: t.p(Alternative::Less),
+                p_adjusted: f64::NAN,
+            },
             lower_bound: t.lower_bound,
             upper_bound: t.upper_bound,
-            p_value: t.p(Alternative::Less),
-            p_adjusted: f64::NAN,
+            p_rise: t.p(Alternative::Greater),
             p_rise_adjusted: f64::NAN,
             tolerance,
             mde,
@@ -546,44 +464,32 @@ pub fn evaluate(
     let gated: Vec<usize> = (0..checks.len())
         .filter(|&i| checks[i].tolerance.is_some())
         .collect();
-    let p_drop: Vec<f64> = gated.iter().map(|&i| checks[i].p_value).collect();
-    let p_rise: Vec<f64> = gated
-        .iter()
-        .map(|&i| {
-            let t = &tested[&(
-                metrics.iter().position(|m| *m == checks[i].metric).unwrap_or(0),
-                scopes
-                    .iter()
-                    .position(|s| s.name == checks[i].stratum)
-                    .unwrap_or(0),
-            )];
-            t.p(Alternative::Greater)
-        })
-        .collect();
+    let p_drop: Vec<f64> = gated.iter().map(|&i| checks[i].cmp.p_value).collect();
+    let p_rise: Vec<f64> = gated.iter().map(|&i| checks[i].p_rise).collect();
     let adj_drop = adjust(&p_drop, settings.correction);
     let adj_rise = adjust(&p_rise, settings.correction);
     for (k, &i) in gated.iter().enumerate() {
         let c = &mut checks[i];
-        c.p_adjusted = adj_drop[k];
+        c.cmp.p_adjusted = adj_drop[k];
         c.p_rise_adjusted = adj_rise[k];
         let tol = c.tolerance.unwrap_or(0.0);
-        let drop = -c.delta;
+        let drop = -c.cmp.delta;
         let fail = match settings.decision {
-            Decision::SignificantDrop => drop > tol && c.p_adjusted < settings.alpha,
+            Decision::SignificantDrop => drop > tol && c.cmp.p_adjusted < settings.alpha,
             Decision::ConfidentDrop => c.upper_bound < -tol,
             Decision::NonInferiority => c.lower_bound <= -tol,
             Decision::Threshold => drop > tol,
         };
         c.verdict = if fail {
             CheckVerdict::Fail
-        } else if c.delta > 0.0 && c.p_rise_adjusted < settings.alpha {
+        } else if c.cmp.delta > 0.0 && c.p_rise_adjusted < settings.alpha {
             CheckVerdict::Improved
         } else {
             CheckVerdict::Pass
         };
     }
     for c in checks.iter_mut().filter(|c| c.tolerance.is_none()) {
-        c.p_adjusted = c.p_value;
+        c.cmp.p_adjusted = c.cmp.p_value;
     }
     out.checks = checks;
 

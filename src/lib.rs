@@ -34,6 +34,7 @@
 pub mod baseline;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod config;
 pub mod diag;
 pub mod eval;

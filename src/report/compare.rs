@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 use super::table::{f4, pfmt, signed4, Table};
 use crate::cli::Format;
 use crate::commands::Prepared;
+use crate::compare::CompareRow;
 use crate::config::GateSettings;
 use crate::eval::Scores;
 use crate::metrics::Metric;
@@ -22,23 +23,6 @@ pub struct RunColumn {
     pub name: String,
     pub path: String,
     pub scores: Scores,
-}
-
-#[derive(Debug, Clone)]
-pub struct CompareRow {
-    pub metric: Metric,
-    pub stratum: String,
-    pub n: usize,
-    pub baseline: f64,
-    pub current: f64,
-    pub delta: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
-    pub p_value: f64,
-    pub p_adjusted: f64,
-    pub wins: usize,
-    pub ties: usize,
-    pub losses: usize,
 }
 
 pub struct CompareView<'a> {
@@ -123,21 +107,21 @@ impl CompareView<'_> {
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
         for r in &self.comparisons[k] {
-            let mark = if r.p_adjusted < self.settings.alpha {
+            let mark = if r.cmp.p_adjusted < self.settings.alpha {
                 " *"
             } else {
                 ""
             };
             t.push(vec![
-                r.metric.name(),
-                r.stratum.clone(),
-                r.n.to_string(),
-                f4(r.baseline),
-                f4(r.current),
-                signed4(r.delta),
-                format!("[{}, {}]", signed4(r.ci_low), signed4(r.ci_high)),
-                pfmt(r.p_value),
-                format!("{}{mark}", pfmt(r.p_adjusted)),
+                r.cmp.metric.name(),
+                r.cmp.stratum.clone(),
+                r.cmp.n.to_string(),
+                f4(r.cmp.baseline),
+                f4(r.cmp.current),
+                signed4(r.cmp.delta),
+                format!("[{}, {}]", signed4(r.cmp.ci_low), signed4(r.cmp.ci_high)),
+                pfmt(r.cmp.p_value),
+                format!("{}{mark}", pfmt(r.cmp.p_adjusted)),
                 format!("{}/{}/{}", r.wins, r.ties, r.losses),
             ]);
         }
@@ -205,16 +189,16 @@ impl CompareView<'_> {
                 t.push(vec![
                     self.runs[k + 1].name.clone(),
                     self.runs[0].name.clone(),
-                    r.metric.name(),
-                    r.stratum.clone(),
-                    r.n.to_string(),
-                    r.baseline.to_string(),
-                    r.current.to_string(),
-                    r.delta.to_string(),
-                    r.ci_low.to_string(),
-                    r.ci_high.to_string(),
-                    r.p_value.to_string(),
-                    r.p_adjusted.to_string(),
+                    r.cmp.metric.name(),
+                    r.cmp.stratum.clone(),
+                    r.cmp.n.to_string(),
+                    r.cmp.baseline.to_string(),
+                    r.cmp.current.to_string(),
+                    r.cmp.delta.to_string(),
+                    r.cmp.ci_low.to_string(),
+                    r.cmp.ci_high.to_string(),
+                    r.cmp.p_value.to_string(),
+                    r.cmp.p_adjusted.to_string(),
                     r.wins.to_string(),
                     r.ties.to_string(),
                     r.losses.to_string(),
@@ -247,23 +231,8 @@ impl CompareView<'_> {
                 let checks: Vec<Value> = rows
                     .iter()
                     .map(|c| {
-                        let mut o = super::check_row(
-                            &super::RowNumbers {
-                                metric: &c.metric,
-                                stratum: &c.stratum,
-                                n: c.n,
-                                baseline: c.baseline,
-                                current: c.current,
-                                delta: c.delta,
-                                ci_low: c.ci_low,
-                                ci_high: c.ci_high,
-                                p_value: c.p_value,
-                                p_adjusted: c.p_adjusted,
-                            },
-                            s.test.name(),
-                            "not-gated",
-                        );
-                        o.insert("significant".into(), json!(c.p_adjusted < s.alpha));
+                        let mut o = super::check_row(&c.cmp, s.test.name(), "not-gated");
+                        o.insert("significant".into(), json!(c.cmp.p_adjusted < s.alpha));
                         o.insert("wins".into(), json!(c.wins));
                         o.insert("ties".into(), json!(c.ties));
                         o.insert("losses".into(), json!(c.losses));

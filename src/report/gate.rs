@@ -101,10 +101,10 @@ impl GateView<'_> {
             .map(|c| {
                 format!(
                     "{} on {} fell {:.4} (p_adj {})",
-                    c.metric,
-                    c.stratum,
-                    -c.delta,
-                    pfmt(c.p_adjusted)
+                    c.cmp.metric,
+                    c.cmp.stratum,
+                    -c.cmp.delta,
+                    pfmt(c.cmp.p_adjusted)
                 )
             })
             .collect::<Vec<_>>();
@@ -125,16 +125,16 @@ impl GateView<'_> {
         t.align[10] = super::table::Align::Left;
         for c in &r.checks {
             t.push(vec![
-                c.metric.name(),
-                c.stratum.clone(),
-                c.n.to_string(),
-                f4(c.baseline),
-                f4(c.current),
-                signed4(c.delta),
-                format!("[{}, {}]", signed4(c.ci_low), signed4(c.ci_high)),
-                pfmt(c.p_value),
+                c.cmp.metric.name(),
+                c.cmp.stratum.clone(),
+                c.cmp.n.to_string(),
+                f4(c.cmp.baseline),
+                f4(c.cmp.current),
+                signed4(c.cmp.delta),
+                format!("[{}, {}]", signed4(c.cmp.ci_low), signed4(c.cmp.ci_high)),
+                pfmt(c.cmp.p_value),
                 if c.tolerance.is_some() {
-                    pfmt(c.p_adjusted)
+                    pfmt(c.cmp.p_adjusted)
                 } else {
                     "-".into()
                 },
@@ -190,9 +190,9 @@ impl GateView<'_> {
             .map(|c| {
                 format!(
                     "{} on {} {} (p_adj {})",
-                    c.metric,
-                    c.stratum,
-                    signed4(c.delta),
+                    c.cmp.metric,
+                    c.cmp.stratum,
+                    signed4(c.cmp.delta),
                     pfmt(c.p_rise_adjusted)
                 )
             })
@@ -352,16 +352,16 @@ impl GateView<'_> {
             for c in &r.checks {
                 t.push(vec![
                     r.name.clone(),
-                    c.metric.name(),
-                    c.stratum.clone(),
-                    c.n.to_string(),
-                    opt(c.baseline),
-                    opt(c.current),
-                    opt(c.delta),
-                    opt(c.ci_low),
-                    opt(c.ci_high),
-                    opt(c.p_value),
-                    opt(c.p_adjusted),
+                    c.cmp.metric.name(),
+                    c.cmp.stratum.clone(),
+                    c.cmp.n.to_string(),
+                    opt(c.cmp.baseline),
+                    opt(c.cmp.current),
+                    opt(c.cmp.delta),
+                    opt(c.cmp.ci_low),
+                    opt(c.cmp.ci_high),
+                    opt(c.cmp.p_value),
+                    opt(c.cmp.p_adjusted),
                     c.tolerance.map(opt).unwrap_or_default(),
                     opt(c.mde),
                     c.test.name().to_string(),
@@ -390,19 +390,19 @@ impl GateView<'_> {
                 body += &format!(
                     "    <testcase classname=\"rgate.{}\" name=\"{} [{}]\">\n",
                     esc(&r.name),
-                    esc(&c.metric.name()),
-                    esc(&c.stratum)
+                    esc(&c.cmp.metric.name()),
+                    esc(&c.cmp.stratum)
                 );
                 if c.verdict == CheckVerdict::Fail {
                     failures += 1;
                     body += &format!(
                         "      <failure message=\"{} on {} fell {:.4} (baseline {:.4}, current {:.4}, p_adj {})\"/>\n",
-                        esc(&c.metric.name()),
-                        esc(&c.stratum),
-                        -c.delta,
-                        c.baseline,
-                        c.current,
-                        pfmt(c.p_adjusted)
+                        esc(&c.cmp.metric.name()),
+                        esc(&c.cmp.stratum),
+                        -c.cmp.delta,
+                        c.cmp.baseline,
+                        c.cmp.current,
+                        pfmt(c.cmp.p_adjusted)
                     );
                 }
                 body += "    </testcase>\n";
@@ -427,18 +427,7 @@ impl GateView<'_> {
                     .iter()
                     .map(|c| {
                         let mut o = super::check_row(
-                            &super::RowNumbers {
-                                metric: &c.metric,
-                                stratum: &c.stratum,
-                                n: c.n,
-                                baseline: c.baseline,
-                                current: c.current,
-                                delta: c.delta,
-                                ci_low: c.ci_low,
-                                ci_high: c.ci_high,
-                                p_value: c.p_value,
-                                p_adjusted: c.p_adjusted,
-                            },
+                            &c.cmp,
                             c.test.name(),
                             c.verdict.name(),
                         );
