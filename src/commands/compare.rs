@@ -14,6 +14,11 @@ use crate::report::compare::{CompareView, RunColumn};
 use crate::run::{self, RunOptions};
 use crate::stats::Alternative;
 
+/// Below this many queries the bootstrap understates the spread (it
+/// resamples from the few values it has, and a sample of 5 rarely shows the
+/// tails), so its intervals are too narrow; a warning says so.
+const SMALL_SAMPLE: usize = 20;
+
 pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     let format = global.format.unwrap_or(Format::Table);
     if matches!(format, Format::Trec | Format::Junit) {
@@ -40,18 +45,12 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         format: args.gold.run_format,
         ..Default::default()
     };
+    let names = run_names(&args.runs);
     let mut columns: Vec<RunColumn> = Vec::new();
-    for path in &args.runs {
+    for (path, name) in args.runs.iter().zip(names) {
         let judged = run::read(path, &prep.gold, &prep.labels, &opts)?;
         judged.warnings.emit(global.quiet);
         let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
-        let mut name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "run".into());
-        if columns.iter().any(|c| c.name == name) {
-            name = path.display().to_string();
-        }
         columns.push(RunColumn {
             name,
             path: path.display().to_string(),
@@ -72,6 +71,20 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         AlternativeArg::Less => Alternative::Less,
         AlternativeArg::Greater => Alternative::Greater,
     };
+    if !global.quiet {
+        let n = prep.gold.len();
+        if n < SMALL_SAMPLE {
+            eprintln!(
+                "warning: only {n} queries: resampling tests understate the uncertainty of so few; read the p-values as rough"
+            );
+        } else if args.by_stratum {
+            for (name, size) in prep.gold.strata.iter().zip(prep.gold.stratum_sizes()) {
+                if size < SMALL_SAMPLE && size > 0 {
+                    eprintln!("warning: stratum `{name}` has only {size} queries: its p-values are rough");
+                }
+            }
+        }
+    }
     let base = &columns[0].scores;
     let comparisons: Vec<Vec<CompareRow>> = columns
         .iter()
@@ -96,4 +109,34 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     };
     emit(global.output.as_deref(), &view.render(format))?;
     Ok(0)
+}
+
+/// Short, distinct names for the runs: file stems (`bm25`), else file
+/// names (`results.test`), else the paths as given.
+fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
+    let distinct = |v: &Vec<String>| {
+        let mut seen = std::collections::HashSet::new();
+        v.iter().all(|n| seen.insert(n.as_str()))
+    };
+    let stems: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_stem()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    if distinct(&stems) {
+        return stems;
+    }
+    let files: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    if distinct(&files) {
+        return files;
+    }
+    paths.iter().map(|p| p.display().to_string()).collect()
 }

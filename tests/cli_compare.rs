@@ -1,0 +1,188 @@
+//! `rgate compare` end to end.
+
+mod common;
+
+use common::{fixture, rgate, run, Out};
+use serde_json::Value;
+
+fn compare(args: &[&str], runs: &[&str], gold: &str) -> Out {
+    let mut c = rgate();
+    c.arg("compare").arg("--gold").arg(fixture(gold)).args(args);
+    for r in runs {
+        c.arg(fixture(r));
+    }
+    run(c)
+}
+
+fn json(args: &[&str], runs: &[&str], gold: &str) -> Value {
+    let mut a = vec!["--format", "json"];
+    a.extend_from_slice(args);
+    let o = compare(&a, runs, gold);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str(&o.stdout).unwrap()
+}
+
+fn row<'a>(v: &'a Value, metric: &str) -> &'a Value {
+    v["runs"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == metric && c["stratum"] == "all")
+        .unwrap()
+}
+
+const SPEC_KEYS: [&str; 12] = [
+    "metric",
+    "stratum",
+    "n",
+    "baseline",
+    "current",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "test",
+    "verdict",
+];
+
+#[test]
+fn seed_example_json_carries_spec_keys_and_values() {
+    let v = json(
+        &["-m", "hit_rate@1,mrr,ndcg@3"],
+        &["seed/run_a.json", "seed/run_b.json"],
+        "seed/gold.json",
+    );
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["verdict"], "none");
+    assert_eq!(v["settings"]["seed"], 20261129);
+    assert_eq!(v["settings"]["resamples"], 10000);
+    assert_eq!(v["baseline_run"]["name"], "run_a");
+    assert_eq!(v["runs"][0]["name"], "run_b");
+    for c in v["runs"][0]["checks"].as_array().unwrap() {
+        for k in SPEC_KEYS {
+            assert!(c.get(k).is_some(), "{k} missing in {c}");
+        }
+        assert_eq!(c["test"], "bootstrap");
+        assert_eq!(c["verdict"], "not-gated");
+    }
+    let h = row(&v, "hit_rate@1");
+    assert!((h["delta"].as_f64().unwrap() - 0.4).abs() < 1e-12);
+    assert_eq!(h["baseline"], 0.4);
+    assert_eq!(h["current"], 0.8);
+    assert_eq!(
+        (h["wins"].as_u64(), h["ties"].as_u64(), h["losses"].as_u64()),
+        (Some(3), Some(1), Some(1))
+    );
+    assert!(h["ci_low"].as_f64().unwrap() <= 0.4 && 0.4 <= h["ci_high"].as_f64().unwrap());
+    let p = h["p_value"].as_f64().unwrap();
+    assert!(p > 0.0 && p <= 1.0);
+    assert!(h["p_adjusted"].as_f64().unwrap() >= p);
+}
+
+#[test]
+fn identical_runs_give_no_change() {
+    let v = json(&[], &["seed/run_a.json", "seed/run_a.json"], "seed/gold.json");
+    for c in v["runs"][0]["checks"].as_array().unwrap() {
+        assert_eq!(c["delta"], 0.0);
+        assert_eq!(c["p_value"], 1.0);
+    }
+}
+
+#[test]
+fn every_test_and_alternative() {
+    let runs = ["trec_eval/results.test", "trec_eval/results.trunc"];
+    for test in ["bootstrap", "t-test", "randomization"] {
+        let v = json(&["--test", test, "-m", "map,P@10"], &runs, "trec_eval/qrels.test");
+        assert_eq!(row(&v, "map")["test"], test);
+        assert_eq!(v["settings"]["test"], test);
+    }
+    // results.trunc lost query 302 entirely: map fell.
+    let less = json(
+        &["--alternative", "less", "-m", "map"],
+        &runs,
+        "trec_eval/qrels.test",
+    );
+    let greater = json(
+        &["--alternative", "greater", "-m", "map"],
+        &runs,
+        "trec_eval/qrels.test",
+    );
+    assert!(row(&less, "map")["delta"].as_f64().unwrap() < 0.0);
+    assert!(
+        row(&less, "map")["p_value"].as_f64().unwrap() < row(&greater, "map")["p_value"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn trec_eval_runs_print_a_readable_table() {
+    let o = compare(
+        &["-m", "map,ndcg@10,recall@100"],
+        &["trec_eval/results.test", "trec_eval/results.trunc"],
+        "trec_eval/qrels.test",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert!(lines[0].starts_with("rgate compare · gold "), "{}", o.stdout);
+    assert!(
+        lines[0].ends_with("(3 queries) · seed 20261129, B=10000"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("results.trunc vs results.test"), "{}", o.stdout);
+    let map_line = o.stdout.lines().find(|l| l.starts_with("map ")).unwrap();
+    assert!(
+        map_line.contains(" 0.1785 ") && map_line.contains(" 0.1016 "),
+        "{map_line}"
+    );
+    assert!(o.stderr.contains("only 3 queries"), "{}", o.stderr);
+    assert!(o.stderr.contains("`302`"), "{}", o.stderr);
+}
+
+#[test]
+fn fixed_seed_repeats_and_seed_matters() {
+    let runs = ["seed/run_a.json", "seed/run_b.json"];
+    let a = compare(&["--format", "csv"], &runs, "seed/gold.json");
+    let b = compare(&["--format", "csv"], &runs, "seed/gold.json");
+    let c = compare(&["--format", "csv", "--seed", "7"], &runs, "seed/gold.json");
+    assert_eq!(a.stdout, b.stdout);
+    assert_ne!(a.stdout, c.stdout);
+    assert!(a.stdout.lines().next().unwrap().ends_with(",test,resamples,seed"));
+}
+
+#[test]
+fn by_stratum_and_markdown() {
+    let mut c = rgate();
+    c.args([
+        "compare",
+        "--by-stratum",
+        "--format",
+        "markdown",
+        "-m",
+        "recall@10",
+        "--gold",
+    ])
+    .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/demo/gold.yaml"))
+    .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/demo/runs/bm25.jsonl"))
+    .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/demo/runs/hybrid.jsonl"));
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("**hybrid vs bm25**"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("| recall@10 | multi-hop | 30 |"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let runs = ["seed/run_a.json", "seed/run_b.json"];
+    let o = compare(&["--resamples", "10"], &runs, "seed/gold.json");
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("--resamples 10 is too few"), "{}", o.stderr);
+    let o = compare(&["--alpha", "1.5"], &runs, "seed/gold.json");
+    assert_eq!(o.code, 2);
+    let o = compare(&[], &["seed/run_a.json"], "seed/gold.json");
+    assert_eq!(o.code, 2, "one run is not a comparison");
+}
