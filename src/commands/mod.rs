@@ -27,9 +27,32 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub fn new(gold: GoldSet, warnings: Warnings, metrics: Vec<Metric>, relevance_level: i32) -> Prepared {
+    pub fn new(
+        gold: GoldSet,
+        mut warnings: Warnings,
+        metrics: Vec<Metric>,
+        relevance_level: i32,
+    ) -> Prepared {
         let labels = judge::label_index(&gold);
         let contexts = judge::contexts(&gold, relevance_level);
+        // Which queries can never be hit depends on the relevance level, so
+        // the warning is made here rather than by the loader.
+        let never: Vec<&str> = gold
+            .queries
+            .iter()
+            .zip(&contexts)
+            .filter(|(_, c)| c.num_rel == 0)
+            .map(|(q, _)| q.id.as_str())
+            .collect();
+        if !never.is_empty() {
+            warnings.push(format!(
+                "{}: {} quer{} no label with grade >= {relevance_level} and can never be hit (they score 0 and stay in the averages): {}",
+                gold.path.display(),
+                never.len(),
+                if never.len() == 1 { "y has" } else { "ies have" },
+                crate::diag::name_some(&never, 5)
+            ));
+        }
         Prepared {
             gold,
             labels,
@@ -67,4 +90,40 @@ pub fn scope_means(summary: &crate::eval::Summary) -> Vec<crate::baseline::Scope
             means: r.means.clone(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gold::{GoldFormat, GoldQuery, Label};
+
+    #[test]
+    fn never_hit_queries_depend_on_the_relevance_level() {
+        let q = |id: &str, grade: i32| GoldQuery {
+            id: id.into(),
+            text: None,
+            stratum: 0,
+            labels: vec![Label {
+                id: "d".into(),
+                grade,
+            }],
+        };
+        let gold = GoldSet::from_parts(
+            "g",
+            GoldFormat::Yaml,
+            vec![q("a", 2), q("b", 1), q("c", 0)],
+            vec!["s".into()],
+        )
+        .unwrap();
+        let p1 = Prepared::new(gold.clone(), Warnings::default(), metrics::default_metrics(), 1);
+        assert_eq!(p1.warnings.0.len(), 1);
+        assert!(
+            p1.warnings.0[0].contains("1 query has no label with grade >= 1"),
+            "{:?}",
+            p1.warnings
+        );
+        assert!(p1.warnings.0[0].contains("`c`"));
+        let p2 = Prepared::new(gold, Warnings::default(), metrics::default_metrics(), 2);
+        assert!(p2.warnings.0[0].contains("2 queries have no label with grade >= 2 and can never be hit (they score 0 and stay in the averages): `b`, `c`"), "{:?}", p2.warnings);
+    }
 }
