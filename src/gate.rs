@@ -123,6 +123,8 @@ impl RetrieverOutcome {
 pub struct GateOutcome {
     pub settings: GateSettings,
     pub retrievers: Vec<RetrieverOutcome>,
+    /// About the gold set, for every retriever.
+    pub warnings: Vec<String>,
 }
 
 impl GateOutcome {

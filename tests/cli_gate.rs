@@ -582,3 +582,28 @@ fn shipped_demo_passes() {
     let o = run(c);
     assert_eq!(o.code, 1, "{}", o.stdout);
 }
+
+#[test]
+fn run_warnings_land_in_the_report() {
+    let p = Project::new();
+    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    // Drop the last 5 queries from the run: they score 0 and are named.
+    let text = p.read("demo/runs/hybrid.jsonl");
+    let kept: Vec<&str> = text.lines().take(85).collect();
+    fs::write(p.path("short.jsonl"), kept.join("\n") + "\n").unwrap();
+    let o = p.rgate(&["gate", "hybrid", "--run", "hybrid=short.jsonl"]);
+    assert!(
+        o.stdout
+            .contains("5 of 90 gold queries are absent; they score 0 on every metric"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(o.stderr, "", "table reports carry their warnings");
+    let o = p.rgate(&["--format", "csv", "gate", "hybrid", "--run", "hybrid=short.jsonl"]);
+    assert!(o.stderr.contains("warning: hybrid: "), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("5 of 90 gold queries are absent"),
+        "{}",
+        o.stderr
+    );
+}

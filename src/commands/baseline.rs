@@ -74,9 +74,8 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, false, true)?;
 
-    emit_warnings(&prep, &runs, global.quiet);
-
     let format = global.format.unwrap_or(Format::Table);
+    emit_warnings(&outcome, format, global.quiet);
     let report = GateView {
         outcome: &outcome,
         command: "baseline update",

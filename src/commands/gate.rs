@@ -107,6 +107,11 @@ pub fn decide(
             scores: &e.scores,
         };
         let mut outcome = gate::evaluate(prep, &config.gate, &current, baseline.as_ref());
+        // What the run reader noticed (absent queries above all) belongs in
+        // the report a reviewer reads, first.
+        let mut run_warnings = e.judged.warnings.0.clone();
+        run_warnings.append(&mut outcome.warnings);
+        outcome.warnings = run_warnings;
         if baseline.is_none() && !recording {
             outcome.warnings.push(format!(
                 "no baseline for `{}` at {}: it passes for now; record one with `rgate baseline update {}`",
@@ -120,15 +125,24 @@ pub fn decide(
     Ok(GateOutcome {
         settings: config.gate.clone(),
         retrievers,
+        warnings: prep.warnings.0.clone(),
     })
 }
 
-/// The gold set's and the runs' warnings, on stderr.
-pub fn emit_warnings(prep: &Prepared, runs: &[Evaluated], quiet: bool) {
+/// Reports in table, Markdown and JSON carry the warnings; CSV and JUnit
+/// cannot, so there they go to stderr.
+pub fn emit_warnings(outcome: &GateOutcome, format: Format, quiet: bool) {
+    if !matches!(format, Format::Csv | Format::Junit) {
+        return;
+    }
     let mut warnings = Warnings::default();
-    warnings.extend(prep.warnings.clone());
-    for e in runs {
-        warnings.extend(e.judged.warnings.clone());
+    for w in &outcome.warnings {
+        warnings.push(w.clone());
+    }
+    for r in &outcome.retrievers {
+        for w in &r.warnings {
+            warnings.push(format!("{}: {w}", r.name));
+        }
     }
     warnings.emit(quiet);
 }
@@ -174,9 +188,8 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
 
-    emit_warnings(&prep, &runs, global.quiet);
-
     let format = global.format.unwrap_or(Format::Table);
+    emit_warnings(&outcome, format, global.quiet);
     if format == Format::Trec {
         return Err(usage_error(
             "--format trec is for `rgate eval`",

@@ -235,6 +235,9 @@ impl GateView<'_> {
 
     fn text(&self) -> String {
         let mut out = self.headline() + "\n" + &self.settings_line() + "\n";
+        for w in &self.outcome.warnings {
+            out += &format!("warning: {w}\n");
+        }
         for r in &self.outcome.retrievers {
             out += &format!(
                 "\n{} {}: {}\n  run {} · {}\n",
@@ -294,7 +297,16 @@ impl GateView<'_> {
             );
         }
         out += &format!("\n<sub>{}</sub>\n", self.settings_line());
+        for w in &o.warnings {
+            out += &format!("\n> **Warning**: {w}\n");
+        }
         for r in &o.retrievers {
+            // A passing retriever folds away: the reviewer's eye goes to
+            // what failed.
+            let folded = r.verdict() == Verdict::Pass;
+            if folded {
+                out += &format!("\n<details><summary><b>{}</b> — pass</summary>\n", r.name);
+            }
             out += &format!(
                 "\n### {} — {}\n\n`{}` · {}\n\n",
                 r.name,
@@ -315,6 +327,9 @@ impl GateView<'_> {
                 for w in &r.warnings {
                     out += &format!("- {w}\n");
                 }
+            }
+            if folded {
+                out += "\n</details>\n";
             }
         }
         out
@@ -470,6 +485,7 @@ impl GateView<'_> {
                 "correction": s.correction.name(),
             },
             "retrievers": retrievers,
+            "warnings": o.warnings,
         })
     }
 }
