@@ -240,3 +240,19 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn config_and_baseline_parsers_never_panic(
+        lines in prop::collection::vec(prop::collection::vec(token(), 0..6), 0..10),
+        raw in ".{0,200}",
+    ) {
+        let text: String = lines.iter().map(|l| l.join(" ")).collect::<Vec<_>>().join("\n");
+        for t in [&text, &raw] {
+            let _ = rgate::config::Config::parse(std::path::Path::new("c.yaml"), t);
+            let _ = rgate::baseline::Baseline::parse(std::path::Path::new("b.json"), t);
+        }
+    }
+}
