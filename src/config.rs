@@ -286,6 +286,26 @@ fn check_name(path: &Path, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// `a/b/../c` -> `a/c`, lexically, so messages show the paths users wrote
+/// rather than `config/../eval/gold.yaml`. A leading `..` is kept.
+fn clean(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
 /// SPEC: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`. Names become file names, so
 /// anything path-like is refused.
 pub fn valid_retriever_name(name: &str) -> bool {
@@ -333,7 +353,7 @@ impl Config {
             if p.is_absolute() {
                 p.to_path_buf()
             } else {
-                dir.join(p)
+                clean(&dir.join(p))
             }
         };
         let line_of_key =
@@ -597,6 +617,18 @@ mod tests {
             .to_string();
         assert!(e.contains("not supported"), "{e}");
         assert!(e.contains("hint:"), "{e}");
+    }
+
+    #[test]
+    fn paths_are_cleaned_lexically() {
+        assert_eq!(
+            clean(Path::new("config/../eval/gold.yaml")),
+            Path::new("eval/gold.yaml")
+        );
+        assert_eq!(clean(Path::new("../x/./y")), Path::new("../x/y"));
+        assert_eq!(clean(Path::new("a/..")), Path::new("."));
+        let c = parse("gold: ../eval/gold.yaml\n").unwrap();
+        assert_eq!(c.gold, Path::new("eval/gold.yaml"));
     }
 
     #[test]

@@ -214,13 +214,14 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             "sd",
             "mde",
             "tolerance",
-            "enough?",
+            "enough queries?",
         ]
         .iter()
         .map(|s| s.to_string())
         .collect(),
         3,
     );
+    mde.align[7] = crate::report::table::Align::Left;
     let mut mde_json = Vec::new();
     let mut mde_note = String::new();
     match &config {
@@ -272,7 +273,10 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
                         let d = stats::min_detectable_drop(sd, vals.len(), alpha, POWER);
                         let tol = rule.tolerance.resolve(stats::mean(&vals));
                         let need = stats::queries_needed(sd, tol, alpha, POWER);
-                        let enough = if d <= tol {
+                        let enough = if sd == 0.0 {
+                            // Every query scores the same: no spread to learn from.
+                            "unknown: no spread yet".to_string()
+                        } else if d <= tol {
                             "yes".to_string()
                         } else {
                             need.map_or("no".into(), |n| format!("no: ~{n} queries"))
