@@ -43,8 +43,12 @@ pub struct Scope {
     pub members: Vec<usize>,
 }
 
-/// `all` (every given query), then each stratum's share of them.
+/// `all` (every given query), then each stratum's share of them, members
+/// in id order so means round as in `eval` (and trec_eval).
 pub fn scopes(gold: &GoldSet, queries: &[usize]) -> Vec<Scope> {
+    let mut sorted = queries.to_vec();
+    sorted.sort_by(|&a, &b| gold.queries[a].id.as_bytes().cmp(gold.queries[b].id.as_bytes()));
+    let queries = &sorted;
     let mut out = vec![Scope {
         name: "all".into(),
         members: queries.to_vec(),

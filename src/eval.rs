@@ -72,10 +72,15 @@ pub struct Summary {
 impl Summary {
     pub fn new(scores: &Scores, gold: &GoldSet) -> Summary {
         let n = gold.len();
+        let order = gold.id_order();
         let all = Row {
             scope: "all".into(),
             n,
-            means: scores.values.iter().map(|v| mean_of(v, 0..n)).collect(),
+            means: scores
+                .values
+                .iter()
+                .map(|v| mean_of(v, order.iter().copied()))
+                .collect(),
         };
         let members = members_by_stratum(gold);
         let strata: Vec<Row> = gold
@@ -114,11 +119,45 @@ impl Summary {
     }
 }
 
-/// Query indices of each stratum, in stratum order.
+/// Query indices of each stratum, in stratum order; within a stratum in
+/// id order (see [`GoldSet::id_order`]).
 pub fn members_by_stratum(gold: &GoldSet) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); gold.strata.len()];
-    for (i, q) in gold.queries.iter().enumerate() {
-        out[q.stratum as usize].push(i);
+    for i in gold.id_order() {
+        out[gold.queries[i].stratum as usize].push(i);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gold::{GoldFormat, GoldQuery};
+
+    #[test]
+    fn means_sum_in_trec_evals_query_order() {
+        // Float addition is not associative: in file order (c, a, b) the 1.0
+        // is absorbed by 1e16; in id order (a, b, c), as trec_eval sums, it
+        // survives.
+        let q = |id: &str| GoldQuery {
+            id: id.into(),
+            text: None,
+            stratum: 0,
+            labels: vec![],
+        };
+        let gold = GoldSet::from_parts(
+            "g",
+            GoldFormat::Yaml,
+            vec![q("c"), q("a"), q("b")],
+            vec!["s".into()],
+        )
+        .unwrap();
+        let scores = Scores {
+            metrics: vec![crate::metrics::Metric::new(crate::metrics::Kind::Mrr, None)],
+            values: vec![vec![1.0, 1e16, -1e16]],
+        };
+        let s = Summary::new(&scores, &gold);
+        assert_eq!(s.all.means[0], 1.0 / 3.0);
+        assert_eq!(s.strata[0].means[0], 1.0 / 3.0);
+    }
 }

@@ -125,6 +125,15 @@ impl GoldSet {
         self.queries.iter().map(|q| q.stratum).collect()
     }
 
+    /// Query positions sorted by id bytes: the order trec_eval processes
+    /// queries in (it sorts its input by qid with strcmp). Means summed in
+    /// this order round exactly like trec_eval's.
+    pub fn id_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.queries.len()).collect();
+        order.sort_by(|&a, &b| self.queries[a].id.as_bytes().cmp(self.queries[b].id.as_bytes()));
+        order
+    }
+
     /// Query count per stratum, in stratum order.
     pub fn stratum_sizes(&self) -> Vec<usize> {
         let mut sizes = vec![0; self.strata.len()];
