@@ -40,9 +40,11 @@ pub fn hit_rate(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
 }
 
 /// Share of the retrieved top k that carry a label of grade 0 or more.
-/// The denominator is what was retrieved within k (not k itself): the
-/// question is how much of what the retriever *returned* the gold set
-/// covers, and an empty slot is not an unjudged result. No results: 0.
+/// The denominator is what was retrieved within k (not k itself), as
+/// ir_measures' `Judged@k` computes it: the question is how much of what
+/// the retriever *returned* the gold set covers, and an empty slot is not an
+/// unjudged result. No results: 0. Unlike ir_measures, a negative grade
+/// (pooled, not judged) does not count as judged, per trec_eval's meaning.
 pub fn judged(r: &Ranking, k: u32) -> f64 {
     let shown = r.num_ret.min(k);
     if shown == 0 {
