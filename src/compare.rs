@@ -31,6 +31,9 @@ pub struct Comparison {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareRow {
     pub cmp: Comparison,
+    /// One-sided (1 - alpha) bounds of delta.
+    pub lower_bound: f64,
+    pub upper_bound: f64,
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
@@ -197,6 +200,8 @@ pub fn compare(
                     p_value: t.p(alternative),
                     p_adjusted: f64::NAN,
                 },
+                lower_bound: t.lower_bound,
+                upper_bound: t.upper_bound,
                 wins,
                 ties,
                 losses,

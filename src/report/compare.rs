@@ -6,7 +6,8 @@
 //! with `name`, `path`, `means` {metric: mean} and `checks[]` of rows with
 //! SPEC's keys (`metric`, `stratum`, `n`, `baseline`, `current`, `delta`,
 //! `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`, `verdict`: always
-//! `not-gated` here) plus `significant`, `wins`, `ties`, `losses`.
+//! `not-gated` here) plus `significant`, `lower_bound`, `upper_bound` (the
+//! one-sided bounds), `wins`, `ties`, `losses`.
 
 use serde_json::{json, Map, Value};
 
@@ -233,6 +234,8 @@ impl CompareView<'_> {
                     .map(|c| {
                         let mut o = super::check_row(&c.cmp, s.test.name(), "not-gated");
                         o.insert("significant".into(), json!(c.cmp.p_adjusted < s.alpha));
+                        o.insert("lower_bound".into(), super::num(c.lower_bound));
+                        o.insert("upper_bound".into(), super::num(c.upper_bound));
                         o.insert("wins".into(), json!(c.wins));
                         o.insert("ties".into(), json!(c.ties));
                         o.insert("losses".into(), json!(c.losses));
