@@ -164,42 +164,16 @@ impl CompareView<'_> {
     }
 
     fn csv(&self) -> String {
-        let headers = [
-            "run",
-            "baseline_run",
-            "metric",
-            "stratum",
-            "n",
-            "baseline",
-            "current",
-            "delta",
-            "ci_low",
-            "ci_high",
-            "p_value",
-            "p_adjusted",
-            "wins",
-            "ties",
-            "losses",
-            "test",
-            "resamples",
-            "seed",
-        ];
-        let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 4);
+        let headers = super::row_headers(
+            &["run", "baseline_run"],
+            &["wins", "ties", "losses", "test", "resamples", "seed"],
+        );
+        let mut t = Table::new(headers, 4);
         for (k, rows) in self.comparisons.iter().enumerate() {
             for r in rows {
-                t.push(vec![
-                    self.runs[k + 1].name.clone(),
-                    self.runs[0].name.clone(),
-                    r.cmp.metric.name(),
-                    r.cmp.stratum.clone(),
-                    r.cmp.n.to_string(),
-                    r.cmp.baseline.to_string(),
-                    r.cmp.current.to_string(),
-                    r.cmp.delta.to_string(),
-                    r.cmp.ci_low.to_string(),
-                    r.cmp.ci_high.to_string(),
-                    r.cmp.p_value.to_string(),
-                    r.cmp.p_adjusted.to_string(),
+                let mut row = vec![self.runs[k + 1].name.clone(), self.runs[0].name.clone()];
+                row.extend(super::row_cells(&r.cmp));
+                row.extend([
                     r.wins.to_string(),
                     r.ties.to_string(),
                     r.losses.to_string(),
@@ -207,6 +181,7 @@ impl CompareView<'_> {
                     self.settings.resamples.to_string(),
                     self.settings.seed.to_string(),
                 ]);
+                t.push(row);
             }
         }
         t.csv()

@@ -336,54 +336,24 @@ impl GateView<'_> {
     }
 
     fn csv(&self) -> String {
-        let headers = [
-            "retriever",
-            "metric",
-            "stratum",
-            "n",
-            "baseline",
-            "current",
-            "delta",
-            "ci_low",
-            "ci_high",
-            "p_value",
-            "p_adjusted",
-            "tolerance",
-            "mde",
-            "test",
-            "resamples",
-            "seed",
-            "verdict",
-        ];
-        let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 3);
-        let opt = |v: f64| {
-            if v.is_finite() {
-                format!("{v}")
-            } else {
-                String::new()
-            }
-        };
+        let headers = super::row_headers(
+            &["retriever"],
+            &["tolerance", "mde", "test", "resamples", "seed", "verdict"],
+        );
+        let mut t = Table::new(headers, 3);
         for r in &self.outcome.retrievers {
             for c in &r.checks {
-                t.push(vec![
-                    r.name.clone(),
-                    c.cmp.metric.name(),
-                    c.cmp.stratum.clone(),
-                    c.cmp.n.to_string(),
-                    opt(c.cmp.baseline),
-                    opt(c.cmp.current),
-                    opt(c.cmp.delta),
-                    opt(c.cmp.ci_low),
-                    opt(c.cmp.ci_high),
-                    opt(c.cmp.p_value),
-                    opt(c.cmp.p_adjusted),
-                    c.tolerance.map(opt).unwrap_or_default(),
-                    opt(c.mde),
+                let mut row = vec![r.name.clone()];
+                row.extend(super::row_cells(&c.cmp));
+                row.extend([
+                    c.tolerance.map(super::csv_num).unwrap_or_default(),
+                    super::csv_num(c.mde),
                     c.test.name().to_string(),
                     self.outcome.settings.resamples.to_string(),
                     self.outcome.settings.seed.to_string(),
                     c.verdict.name().to_string(),
                 ]);
+                t.push(row);
             }
         }
         t.csv()

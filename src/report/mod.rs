@@ -38,3 +38,51 @@ pub fn check_row(c: &Comparison, test: &str, verdict: &str) -> Map<String, Value
     o.insert("verdict".into(), json!(verdict));
     o
 }
+
+/// The CSV columns every comparison row carries, in SPEC's order.
+pub const ROW_COLUMNS: [&str; 10] = [
+    "metric",
+    "stratum",
+    "n",
+    "baseline",
+    "current",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+];
+
+/// A number for CSV: full precision, empty when it does not exist.
+pub fn csv_num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
+}
+
+/// The cells under [`ROW_COLUMNS`].
+pub fn row_cells(c: &Comparison) -> Vec<String> {
+    vec![
+        c.metric.name(),
+        c.stratum.clone(),
+        c.n.to_string(),
+        csv_num(c.baseline),
+        csv_num(c.current),
+        csv_num(c.delta),
+        csv_num(c.ci_low),
+        csv_num(c.ci_high),
+        csv_num(c.p_value),
+        csv_num(c.p_adjusted),
+    ]
+}
+
+/// Headers: `lead`, then [`ROW_COLUMNS`], then `tail`.
+pub fn row_headers(lead: &[&str], tail: &[&str]) -> Vec<String> {
+    lead.iter()
+        .chain(ROW_COLUMNS.iter())
+        .chain(tail.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
