@@ -607,3 +607,15 @@ fn run_warnings_land_in_the_report() {
         o.stderr
     );
 }
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let p = Project::new();
+    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    let o = p.rgate(&["gate", "hybrid"]);
+    assert!(!o.stdout.contains('\x1b'), "piped output has no escape codes");
+    let o = p.rgate(&["--color", "always", "gate", "hybrid"]);
+    assert!(o.stdout.contains("\x1b[1;32mPASS\x1b[0m"), "{}", o.stdout);
+    let o = p.rgate(&["--color", "never", "gate", "hybrid"]);
+    assert!(!o.stdout.contains('\x1b'));
+}
