@@ -70,9 +70,6 @@ impl Warnings {
     pub fn push(&mut self, w: impl Into<String>) {
         self.0.push(w.into());
     }
-    pub fn extend(&mut self, other: Warnings) {
-        self.0.extend(other.0);
-    }
     pub fn iter(&self) -> impl Iterator<Item = &String> {
         self.0.iter()
     }

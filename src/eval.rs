@@ -33,10 +33,6 @@ impl Scores {
             values,
         }
     }
-
-    pub fn index_of(&self, m: &Metric) -> Option<usize> {
-        self.metrics.iter().position(|x| x == m)
-    }
 }
 
 /// Mean of the values at `idx` (summed in order, as trec_eval sums).

@@ -184,7 +184,7 @@ fn pair(
         .iter()
         .map(|q| stored.contains_key(q.id.as_str()))
         .collect();
-    let same_gold = b.gold_fingerprint == gold.fingerprint() && b.relevance_level == prep.relevance_level;
+    let same_gold = b.gold_fingerprint == prep.fingerprint && b.relevance_level == prep.relevance_level;
     let covers = |m: &Metric| match (b.depth, m.depth()) {
         (None, _) => true,
         (Some(_), None) => false,
@@ -287,7 +287,7 @@ pub fn evaluate(
     let judged_metric = Metric::new(Kind::Judged, Some(judged_k));
     let paired = pair(prep, b, metrics, judged_metric, &mut out.warnings);
 
-    out.gold_changed = b.gold_fingerprint != gold.fingerprint();
+    out.gold_changed = b.gold_fingerprint != prep.fingerprint;
     if out.gold_changed {
         out.warnings.push(format!(
             "the gold set changed since the baseline was recorded ({}): the stored ranking was re-scored against the current labels",

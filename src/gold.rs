@@ -119,12 +119,6 @@ impl GoldSet {
         &self.strata[self.queries[query].stratum as usize]
     }
 
-    /// The stratum index of each query, in query order (what the stratified
-    /// bootstrap resamples within).
-    pub fn stratum_labels(&self) -> Vec<u32> {
-        self.queries.iter().map(|q| q.stratum).collect()
-    }
-
     /// Query positions sorted by id bytes: the order trec_eval processes
     /// queries in (it sorts its input by qid with strcmp). Means summed in
     /// this order round exactly like trec_eval's.

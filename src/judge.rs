@@ -74,13 +74,6 @@ impl QueryLabels {
             QueryLabels::Many(m) => m.get(doc).copied(),
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        match self {
-            QueryLabels::Few(v) => v.is_empty(),
-            QueryLabels::Many(m) => m.is_empty(),
-        }
-    }
 }
 
 /// Per-query label lookups for a whole gold set, built once per evaluation.

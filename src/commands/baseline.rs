@@ -34,7 +34,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         commit: current_commit(config.path.parent().unwrap_or(Path::new("."))),
         note,
         gold_path: prep.gold.path.display().to_string(),
-        gold_fingerprint: prep.gold.fingerprint(),
+        gold_fingerprint: prep.fingerprint.clone(),
         relevance_level: prep.relevance_level,
         metrics: prep.metrics.clone(),
         depth: config.depth(),

@@ -175,7 +175,7 @@ pub fn history_entry(
         commit: current_commit(dir),
         kind: kind.to_string(),
         note,
-        gold_fingerprint: Some(prep.gold.fingerprint()),
+        gold_fingerprint: Some(prep.fingerprint.clone()),
         verdict: verdict.map(str::to_string),
         aggregates: HistoryEntry::aggregates_of(&prep.metrics, &scopes),
     }

@@ -143,7 +143,6 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
 
 fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
     let (gold, config, level) = load(pick, global)?;
-    let sizes = gold.stratum_sizes();
     let mut t = Table::new(
         [
             "stratum",
@@ -201,7 +200,6 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             graded.to_string(),
         ]);
     }
-    let _ = sizes;
     let mix: Vec<String> = grade_mix.iter().map(|(g, n)| format!("grade {g}: {n}")).collect();
 
     // Minimum detectable drop per rule, from each baseline's per-query spread.

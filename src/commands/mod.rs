@@ -23,6 +23,8 @@ pub struct Prepared {
     pub contexts: Vec<QueryContext>,
     pub metrics: Vec<Metric>,
     pub relevance_level: i32,
+    /// The gold set's fingerprint, hashed once.
+    pub fingerprint: String,
     pub warnings: Warnings,
 }
 
@@ -54,6 +56,7 @@ impl Prepared {
             ));
         }
         Prepared {
+            fingerprint: gold.fingerprint(),
             gold,
             labels,
             contexts,

@@ -96,13 +96,6 @@ impl Kind {
     fn takes_cutoff(self) -> bool {
         self != Kind::RPrecision
     }
-
-    /// Metrics whose per-query value is 0 or 1: their paired deltas take at
-    /// most three values, which the statistics exploit and the report uses to
-    /// speak of hits and misses.
-    pub fn is_binary(self) -> bool {
-        matches!(self, Kind::HitRate)
-    }
 }
 
 impl Metric {
@@ -155,10 +148,6 @@ impl Metric {
             Kind::RPrecision => rank::r_precision(r, q),
             Kind::Ndcg => graded::ndcg(r, q, k),
         }
-    }
-
-    pub fn is_binary(&self) -> bool {
-        self.kind.is_binary()
     }
 }
 
