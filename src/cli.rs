@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{TestKind, Weighting};
+use crate::report::Format;
 use crate::run::RunFormat;
 
 #[derive(Debug, Parser)]
@@ -31,7 +32,7 @@ pub struct Global {
     pub config: Option<PathBuf>,
     /// Output format
     #[arg(long, global = true, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<FormatArg>,
     /// Write the report here instead of stdout (`-` = stdout)
     #[arg(long, global = true, value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -43,8 +44,15 @@ pub struct Global {
     pub quiet: bool,
 }
 
+impl Global {
+    /// The report format asked for, table when none was.
+    pub fn format(&self) -> Format {
+        self.format.map_or(Format::Table, Format::from)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum FormatArg {
     Table,
     Json,
     Markdown,
@@ -52,6 +60,72 @@ pub enum Format {
     Junit,
     /// trec_eval-style `metric<TAB>qid<TAB>value` lines (eval only)
     Trec,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Junit => Format::Junit,
+            FormatArg::Trec => Format::Trec,
+        }
+    }
+}
+
+/// `--test`: the library's [`TestKind`], spelled for the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TestArg {
+    Bootstrap,
+    #[value(alias = "ttest")]
+    TTest,
+    Randomization,
+}
+
+impl From<TestArg> for TestKind {
+    fn from(t: TestArg) -> TestKind {
+        match t {
+            TestArg::Bootstrap => TestKind::Bootstrap,
+            TestArg::TTest => TestKind::TTest,
+            TestArg::Randomization => TestKind::Randomization,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightingArg {
+    /// Every query weighs the same (the mean over all queries)
+    Micro,
+    /// Every stratum weighs the same (the mean of stratum means)
+    Macro,
+}
+
+impl From<WeightingArg> for Weighting {
+    fn from(w: WeightingArg) -> Weighting {
+        match w {
+            WeightingArg::Micro => Weighting::Micro,
+            WeightingArg::Macro => Weighting::Macro,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormatArg {
+    Trec,
+    Json,
+    Jsonl,
+}
+
+impl From<RunFormatArg> for RunFormat {
+    fn from(f: RunFormatArg) -> RunFormat {
+        match f {
+            RunFormatArg::Trec => RunFormat::Trec,
+            RunFormatArg::Json => RunFormat::Json,
+            RunFormatArg::Jsonl => RunFormat::Jsonl,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -93,8 +167,8 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub runs: Vec<PathBuf>,
     /// Significance test
-    #[arg(long, value_enum, default_value_t = TestKind::Bootstrap)]
-    pub test: TestKind,
+    #[arg(long, value_enum, default_value_t = TestArg::Bootstrap)]
+    pub test: TestArg,
     /// Bootstrap resamples (and Monte Carlo draws of the randomization test)
     #[arg(long, default_value_t = crate::config::DEFAULT_RESAMPLES, value_name = "B")]
     pub resamples: u32,
@@ -111,8 +185,8 @@ pub struct CompareArgs {
     #[arg(long)]
     pub by_stratum: bool,
     /// How strata weigh in the overall mean
-    #[arg(long, value_enum, default_value_t = Weighting::Micro)]
-    pub weighting: Weighting,
+    #[arg(long, value_enum, default_value_t = WeightingArg::Micro)]
+    pub weighting: WeightingArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -211,7 +285,7 @@ pub struct GoldArgs {
     pub relevance_level: Option<i32>,
     /// Run format, when detection from content is not wanted
     #[arg(long, value_enum)]
-    pub run_format: Option<RunFormat>,
+    pub run_format: Option<RunFormatArg>,
 }
 
 #[derive(Debug, Args)]

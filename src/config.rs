@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Deserialize;
 
-use crate::diag::{input_error, input_error_hint, suggest};
+use crate::diag::{input_error, input_error_hint, suggest, unknown_key_hint};
 use crate::metrics::{self, Metric};
 use crate::run::RunFormat;
 
@@ -17,12 +17,11 @@ pub const DEFAULT_SEED: u64 = 20261129;
 pub const DEFAULT_RESAMPLES: u32 = 10_000;
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TestKind {
     Bootstrap,
     #[serde(alias = "t_test", alias = "ttest")]
-    #[value(alias = "ttest")]
     TTest,
     Randomization,
 }
@@ -75,7 +74,7 @@ impl Correction {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Weighting {
     /// Every query weighs the same (the mean over all queries).
@@ -253,25 +252,6 @@ struct RawRule {
 enum RawStrata {
     One(String),
     Many(Vec<String>),
-}
-
-/// serde says "unknown field `x`, expected one of `a`, `b`"; users want the
-/// nearest valid key.
-pub fn unknown_key_hint(msg: &str) -> Option<String> {
-    let rest = msg.split("unknown field `").nth(1)?;
-    let name = rest.split('`').next()?;
-    let expected: Vec<&str> = rest
-        .split("expected ")
-        .nth(1)?
-        .split('`')
-        .enumerate()
-        .filter(|(i, _)| i % 2 == 1)
-        .map(|(_, s)| s)
-        .collect();
-    Some(match suggest(name, &expected) {
-        Some(s) => format!("did you mean `{s}`? Valid keys here: {}", expected.join(", ")),
-        None => format!("valid keys here: {}", expected.join(", ")),
-    })
 }
 
 fn check_name(path: &Path, name: &str) -> Result<()> {

@@ -133,6 +133,25 @@ pub fn suggest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, c)| c)
 }
 
+/// serde says "unknown field `x`, expected one of `a`, `b`"; users want the
+/// nearest valid key.
+pub fn unknown_key_hint(msg: &str) -> Option<String> {
+    let rest = msg.split("unknown field `").nth(1)?;
+    let name = rest.split('`').next()?;
+    let expected: Vec<&str> = rest
+        .split("expected ")
+        .nth(1)?
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s)
+        .collect();
+    Some(match suggest(name, &expected) {
+        Some(s) => format!("did you mean `{s}`? Valid keys here: {}", expected.join(", ")),
+        None => format!("valid keys here: {}", expected.join(", ")),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

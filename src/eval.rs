@@ -5,6 +5,7 @@
 //! Values are kept per metric as one vector over the gold queries in gold
 //! order: that vector is exactly what the paired statistics resample.
 
+use crate::baseline::ScopeMeans;
 use crate::gold::GoldSet;
 use crate::judge::{QueryContext, Ranking};
 use crate::metrics::Metric;
@@ -66,6 +67,18 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The rows as the baseline store keeps them: `all`, then strata.
+    pub fn scope_means(&self) -> Vec<ScopeMeans> {
+        std::iter::once(&self.all)
+            .chain(self.strata.iter())
+            .map(|r| ScopeMeans {
+                scope: r.scope.clone(),
+                n: r.n,
+                means: r.means.clone(),
+            })
+            .collect()
+    }
+
     pub fn new(scores: &Scores, gold: &GoldSet) -> Summary {
         let n = gold.len();
         let order = gold.id_order();

@@ -12,12 +12,12 @@
 use std::collections::HashMap;
 
 use crate::baseline::Baseline;
-use crate::commands::Prepared;
 use crate::compare::{self, Comparison};
 use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind};
 use crate::eval::{mean_of, Scores};
 use crate::judge::Ranking;
 use crate::metrics::{Kind, Metric};
+use crate::prepared::Prepared;
 use crate::stats::{self, Alternative, TestOutcome};
 
 /// Power at which the minimum detectable drop is stated.
@@ -254,14 +254,15 @@ fn adjust(p: &[f64], c: Correction) -> Vec<f64> {
     }
 }
 
-/// Compares one retriever's current run with its baseline.
+/// Compares one retriever's current run with its baseline: the steps below,
+/// in order. Without a baseline there is nothing to compare, and the
+/// retriever passes (the command decides whether that is an error).
 pub fn evaluate(
     prep: &Prepared,
     settings: &GateSettings,
     cur: &Current,
     baseline: Option<&Baseline>,
 ) -> RetrieverOutcome {
-    let gold = &prep.gold;
     let mut out = RetrieverOutcome {
         name: cur.name.to_string(),
         run: cur.run.clone(),
@@ -283,10 +284,47 @@ pub fn evaluate(
         note: b.note.clone(),
     });
     let metrics = &cur.scores.metrics;
-    let judged_k = crate::metrics::max_depth(metrics).unwrap_or(10);
-    let judged_metric = Metric::new(Kind::Judged, Some(judged_k));
+    let judged_metric = coverage_metric(metrics);
     let paired = pair(prep, b, metrics, judged_metric, &mut out.warnings);
+    gold_changes(prep, b, &paired, &mut out);
 
+    // Scopes over the paired queries only.
+    let paired_idx: Vec<usize> = (0..prep.gold.len()).filter(|&i| paired.in_baseline[i]).collect();
+    let scopes = compare::scopes(&prep.gold, &paired_idx);
+    let wants = plan(&prep.gold, settings, metrics, &scopes, &mut out.warnings);
+    let tested = test(prep, settings, cur, &paired, &scopes, &wants);
+    let mut checks = summarize(
+        settings,
+        cur,
+        &paired,
+        &scopes,
+        &wants,
+        &tested,
+        &mut out.warnings,
+    );
+    correct(&mut checks, settings.correction);
+    decide(&mut checks, settings);
+    out.checks = checks;
+    let (flips, gained) = flips(prep, settings, cur, &paired, &paired_idx);
+    out.flips = flips;
+    out.gained = gained;
+    coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
+    warn_added_removed(&mut out);
+    out
+}
+
+/// The judged@k that watches coverage: at the deepest cutoff in use.
+fn coverage_metric(metrics: &[Metric]) -> Metric {
+    Metric::new(
+        Kind::Judged,
+        Some(crate::metrics::max_depth(metrics).unwrap_or(10)),
+    )
+}
+
+/// Records whether the gold set changed since the baseline, and which
+/// queries were added or removed.
+fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: &mut RetrieverOutcome) {
+    let gold = &prep.gold;
     out.gold_changed = b.gold_fingerprint != prep.fingerprint;
     if out.gold_changed {
         out.warnings.push(format!(
@@ -308,17 +346,25 @@ pub fn evaluate(
         .filter(|q| !current_ids.contains(q.id.as_str()))
         .map(|q| q.id.clone())
         .collect();
+}
 
-    // Scopes over the paired queries only.
-    let paired_idx: Vec<usize> = (0..gold.len()).filter(|&i| paired.in_baseline[i]).collect();
-    let scopes = compare::scopes(gold, &paired_idx);
+/// One (metric, scope) pair to check, with the rule that gates it.
+struct Want {
+    metric: usize,
+    scope: usize,
+    rule: Option<usize>,
+}
 
-    // Which (metric, scope) pairs are checked, with which tolerance.
-    struct Want {
-        metric: usize,
-        scope: usize,
-        rule: Option<usize>,
-    }
+/// Which (metric, scope) pairs are checked, with which rule: each rule's
+/// scopes, then every metric without a rule on the overall scope (shown,
+/// not gated).
+fn plan(
+    gold: &crate::gold::GoldSet,
+    settings: &GateSettings,
+    metrics: &[Metric],
+    scopes: &[compare::Scope],
+    warnings: &mut Vec<String>,
+) -> Vec<Want> {
     let mut wants: Vec<Want> = Vec::new();
     for (ri, rule) in settings.rules.iter().enumerate() {
         let Some(mi) = metrics.iter().position(|m| *m == rule.metric) else {
@@ -337,7 +383,7 @@ pub fn evaluate(
                     };
                     match id {
                         Some(i) => ids.push(i),
-                        None => out.warnings.push(format!(
+                        None => warnings.push(format!(
                             "rule for {}: stratum `{n}` is not in the gold set; strata: {}",
                             rule.metric,
                             gold.strata.join(", ")
@@ -369,9 +415,20 @@ pub fn evaluate(
             });
         }
     }
+    wants
+}
 
-    // Statistics per scope, all metrics at once (one draw of indices each).
-    let usable: Vec<usize> = (0..metrics.len())
+/// The configured test on every scope that has a check, all metrics of a
+/// scope at once (one draw of resampled indices serves them all).
+fn test(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    paired: &Paired,
+    scopes: &[compare::Scope],
+    wants: &[Want],
+) -> HashMap<(usize, usize), TestOutcome> {
+    let usable: Vec<usize> = (0..cur.scores.metrics.len())
         .filter(|&m| paired.values[m].is_some())
         .collect();
     let mut tested: HashMap<(usize, usize), TestOutcome> = HashMap::new();
@@ -381,15 +438,30 @@ pub fn evaluate(
         if scope.members.is_empty() || !wants.iter().any(|w| w.scope == si) {
             continue;
         }
-        let results = compare::test_scope(gold, &scopes, si, &usable, &base_of, &cur_of, settings);
+        let results = compare::test_scope(&prep.gold, scopes, si, &usable, &base_of, &cur_of, settings);
         for (k, &m) in usable.iter().enumerate() {
             tested.insert((m, si), results[k].clone());
         }
     }
+    tested
+}
 
+/// One [`Check`] per tested want: means, the test's numbers, the tolerance
+/// and the minimum detectable drop, with one warning naming the checks whose
+/// tolerance the gold set is too small to enforce. Verdicts come later.
+fn summarize(
+    settings: &GateSettings,
+    cur: &Current,
+    paired: &Paired,
+    scopes: &[compare::Scope],
+    wants: &[Want],
+    tested: &HashMap<(usize, usize), TestOutcome>,
+    warnings: &mut Vec<String>,
+) -> Vec<Check> {
+    let metrics = &cur.scores.metrics;
     let mut checks: Vec<Check> = Vec::new();
     let mut underpowered: Vec<String> = Vec::new();
-    for w in &wants {
+    for w in wants {
         let Some(t) = tested.get(&(w.metric, w.scope)) else {
             continue;
         };
@@ -397,9 +469,9 @@ pub fn evaluate(
         let base_vals = paired.values[w.metric]
             .as_ref()
             .expect("tested metrics have baseline values");
-        let baseline_mean = compare::scope_mean(base_vals, &scopes, w.scope, settings.weighting);
+        let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean =
-            compare::scope_mean(&cur.scores.values[w.metric], &scopes, w.scope, settings.weighting);
+            compare::scope_mean(&cur.scores.values[w.metric], scopes, w.scope, settings.weighting);
         let d: Vec<f64> = scope
             .members
             .iter()
@@ -452,29 +524,42 @@ pub fn evaluate(
             verdict: CheckVerdict::NotGated,
         });
     }
-
     if !underpowered.is_empty() {
         let gated = checks.iter().filter(|c| c.tolerance.is_some()).count();
-        out.warnings.push(format!(
+        warnings.push(format!(
             "the gold set is too small to enforce {} of {gated} tolerances: the smallest drop it detects at 80% power (mde) exceeds the tolerance for {}",
             underpowered.len(),
             underpowered.join("; ")
         ));
     }
+    checks
+}
 
-    // Correction across the retriever's gated checks, then the decision.
+/// The multiplicity correction across the retriever's gated checks, for
+/// drops and for rises alike; a check that is not gated keeps its own p.
+fn correct(checks: &mut [Check], correction: Correction) {
     let gated: Vec<usize> = (0..checks.len())
         .filter(|&i| checks[i].tolerance.is_some())
         .collect();
     let p_drop: Vec<f64> = gated.iter().map(|&i| checks[i].cmp.p_value).collect();
     let p_rise: Vec<f64> = gated.iter().map(|&i| checks[i].p_rise).collect();
-    let adj_drop = adjust(&p_drop, settings.correction);
-    let adj_rise = adjust(&p_rise, settings.correction);
+    let adj_drop = adjust(&p_drop, correction);
+    let adj_rise = adjust(&p_rise, correction);
     for (k, &i) in gated.iter().enumerate() {
-        let c = &mut checks[i];
-        c.cmp.p_adjusted = adj_drop[k];
-        c.p_rise_adjusted = adj_rise[k];
-        let tol = c.tolerance.unwrap_or(0.0);
+        checks[i].cmp.p_adjusted = adj_drop[k];
+        checks[i].p_rise_adjusted = adj_rise[k];
+    }
+    for c in checks.iter_mut().filter(|c| c.tolerance.is_none()) {
+        c.cmp.p_adjusted = c.cmp.p_value;
+    }
+}
+
+/// Each gated check's verdict under the decision rule of SPEC "Gate rules".
+fn decide(checks: &mut [Check], settings: &GateSettings) {
+    for c in checks.iter_mut() {
+        let Some(tol) = c.tolerance else {
+            continue;
+        };
         let drop = -c.cmp.delta;
         let fail = match settings.decision {
             Decision::SignificantDrop => drop > tol && c.cmp.p_adjusted < settings.alpha,
@@ -490,16 +575,26 @@ pub fn evaluate(
             CheckVerdict::Pass
         };
     }
-    for c in checks.iter_mut().filter(|c| c.tolerance.is_none()) {
-        c.cmp.p_adjusted = c.cmp.p_value;
-    }
-    out.checks = checks;
+}
 
-    // Hit-to-miss flips on the gated metrics.
+/// Queries that a gated metric found (value > 0) in the baseline and lost,
+/// in stratum order, and how many the baseline missed on every gated metric
+/// and the current run finds.
+fn flips(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    paired: &Paired,
+    paired_idx: &[usize],
+) -> (Vec<Flip>, usize) {
+    let gold = &prep.gold;
+    let metrics = &cur.scores.metrics;
     let gated_metrics: Vec<usize> = (0..metrics.len())
         .filter(|&m| paired.values[m].is_some() && settings.rules.iter().any(|r| r.metric == metrics[m]))
         .collect();
-    for &q in &paired_idx {
+    let mut flips = Vec::new();
+    let mut gained = 0;
+    for &q in paired_idx {
         let mut lost = Vec::new();
         let mut any_base = false;
         let mut any_cur = false;
@@ -513,7 +608,7 @@ pub fn evaluate(
             }
         }
         if !lost.is_empty() {
-            out.flips.push(Flip {
+            flips.push(Flip {
                 query_id: gold.queries[q].id.clone(),
                 stratum: gold.stratum_name(q).to_string(),
                 text: gold.queries[q].text.clone(),
@@ -521,60 +616,65 @@ pub fn evaluate(
             });
         }
         if !any_base && any_cur {
-            out.gained += 1;
+            gained += 1;
         }
     }
-    out.flips.sort_by(|a, b| {
+    flips.sort_by(|a, b| {
         let sa = gold.strata.iter().position(|s| *s == a.stratum);
         let sb = gold.strata.iter().position(|s| *s == b.stratum);
         sa.cmp(&sb)
     });
+    (flips, gained)
+}
 
-    // Coverage: did the new results move away from what the gold set labels?
-    if let Some(bj) = &paired.judged {
-        let cj: Vec<f64> = cur
-            .rankings
-            .iter()
-            .zip(&prep.contexts)
-            .map(|(r, c)| judged_metric.compute(r, c))
-            .collect();
-        let b_mean = mean_of(bj, paired_idx.iter().copied());
-        let c_mean = mean_of(&cj, paired_idx.iter().copied());
-        if b_mean - c_mean > COVERAGE_DROP_WARN {
-            out.warnings.push(format!(
-                "{judged_metric} fell from {b_mean:.4} to {c_mean:.4}: more of the new top results carry no label, and unlabeled chunks may hide relevant ones; label them before trusting a drop"
-            ));
+/// Warns when the new results moved away from what the gold set labels:
+/// a fall in judged@k makes a measured drop less trustworthy.
+fn coverage(
+    prep: &Prepared,
+    cur: &Current,
+    paired: &Paired,
+    paired_idx: &[usize],
+    judged_metric: Metric,
+    warnings: &mut Vec<String>,
+) {
+    let Some(bj) = &paired.judged else {
+        return;
+    };
+    let cj: Vec<f64> = cur
+        .rankings
+        .iter()
+        .zip(&prep.contexts)
+        .map(|(r, c)| judged_metric.compute(r, c))
+        .collect();
+    let b_mean = mean_of(bj, paired_idx.iter().copied());
+    let c_mean = mean_of(&cj, paired_idx.iter().copied());
+    if b_mean - c_mean > COVERAGE_DROP_WARN {
+        warnings.push(format!(
+            "{judged_metric} fell from {b_mean:.4} to {c_mean:.4}: more of the new top results carry no label, and unlabeled chunks may hide relevant ones; label them before trusting a drop"
+        ));
+    }
+}
+
+fn warn_added_removed(out: &mut RetrieverOutcome) {
+    for (ids, verb) in [
+        (
+            &out.added_queries,
+            "added to the gold set since the baseline; left out of the paired test",
+        ),
+        (
+            &out.removed_queries,
+            "removed from the gold set since the baseline",
+        ),
+    ] {
+        if ids.is_empty() {
+            continue;
         }
-    }
-    if !out.added_queries.is_empty() {
+        let names: Vec<&str> = ids.iter().map(String::as_str).collect();
         out.warnings.push(format!(
-            "{} quer{} added to the gold set since the baseline; left out of the paired test: {}",
-            out.added_queries.len(),
-            if out.added_queries.len() == 1 {
-                "y was"
-            } else {
-                "ies were"
-            },
-            crate::diag::name_some(
-                &out.added_queries.iter().map(String::as_str).collect::<Vec<_>>(),
-                5
-            )
+            "{} quer{} {verb}: {}",
+            ids.len(),
+            if ids.len() == 1 { "y was" } else { "ies were" },
+            crate::diag::name_some(&names, 5)
         ));
     }
-    if !out.removed_queries.is_empty() {
-        out.warnings.push(format!(
-            "{} quer{} removed from the gold set since the baseline: {}",
-            out.removed_queries.len(),
-            if out.removed_queries.len() == 1 {
-                "y was"
-            } else {
-                "ies were"
-            },
-            crate::diag::name_some(
-                &out.removed_queries.iter().map(String::as_str).collect::<Vec<_>>(),
-                5
-            )
-        ));
-    }
-    out
 }

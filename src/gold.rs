@@ -501,7 +501,7 @@ impl<'de> Deserialize<'de> for LabelItem {
 
 /// Turns serde's "unknown field `x`" into a hint naming the nearest field.
 fn field_hint(msg: &str) -> String {
-    crate::config::unknown_key_hint(msg).unwrap_or_else(|| {
+    crate::diag::unknown_key_hint(msg).unwrap_or_else(|| {
         "see the gold set format: `version: 1` and `queries:`, each with id, text, stratum, relevant".into()
     })
 }

@@ -5,6 +5,19 @@
 //! [`metrics`] score rankings exactly as trec_eval does, [`eval`] averages,
 //! and the reports render what the commands decided.
 //!
+//! Layers, top to bottom; a module uses its own layer and the layers below
+//! it, never one above (and [`diag`] and [`fsutil`] serve every layer):
+//!
+//! | layer | modules | role |
+//! |---|---|---|
+//! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
+//! | reports | [`report`] | render the views they are given; decide nothing |
+//! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
+//! | store, config | [`baseline`], [`config`] | baselines on disk; one validated config |
+//! | loaded inputs | [`prepared`], [`metrics`], [`run`] | runs judged, metrics computed |
+//! | judging | [`judge`], [`gold`] | the gold set and label lookups |
+//! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
+//!
 //! Scoring one ranking by hand, with trec_eval's names beside rgate's:
 //!
 //! ```
@@ -43,6 +56,7 @@ pub mod gate;
 pub mod gold;
 pub mod judge;
 pub mod metrics;
+pub mod prepared;
 pub mod report;
 pub mod run;
 pub mod stats;

@@ -5,14 +5,14 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::gate::{decide, emit_warnings, evaluate_runs, history_entry, prepare, use_color, Evaluated};
-use super::{scope_means, Prepared};
 use crate::baseline::{current_commit, now_utc, Baseline, Store, StoredQuery};
-use crate::cli::{BaselineCommand, Format, Global, UpdateArgs};
+use crate::cli::{BaselineCommand, Global, UpdateArgs};
 use crate::config::{valid_retriever_name, Config};
 use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::Verdict;
+use crate::prepared::Prepared;
 use crate::report::baseline as view;
 use crate::report::gate::GateView;
 
@@ -38,7 +38,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         relevance_level: prep.relevance_level,
         metrics: prep.metrics.clone(),
         depth: config.depth(),
-        aggregates: scope_means(&summary),
+        aggregates: summary.scope_means(),
         queries: prep
             .gold
             .queries
@@ -74,7 +74,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, false, true)?;
 
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     emit_warnings(&outcome, format, global.quiet);
     let report = GateView {
         outcome: &outcome,
@@ -149,7 +149,7 @@ fn show(name: &str, global: &Global) -> Result<u8> {
             hint: Some(format!("record one with `rgate baseline update {name}`")),
         })
     })?;
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     emit(global.output.as_deref(), &view::show(&b, format))?;
     Ok(0)
 }
@@ -175,7 +175,7 @@ fn history(name: &str, plot: Option<&Path>, global: &Global) -> Result<u8> {
         }
         v
     };
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     emit(
         global.output.as_deref(),
         &view::history(name, &entries, &config.metrics, format),

@@ -3,14 +3,14 @@
 
 use anyhow::Result;
 
-use super::Prepared;
-use crate::cli::{AlternativeArg, CompareArgs, Format, Global};
+use crate::cli::{AlternativeArg, CompareArgs, Global};
 use crate::compare::{compare, CompareRow};
 use crate::config::GateSettings;
 use crate::diag::usage_error;
 use crate::eval::Scores;
 use crate::fsutil::emit;
 use crate::report::compare::{CompareView, RunColumn};
+use crate::report::Format;
 use crate::run::{self, RunOptions};
 use crate::stats::Alternative;
 
@@ -20,7 +20,7 @@ use crate::stats::Alternative;
 const SMALL_SAMPLE: usize = 20;
 
 pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     if matches!(format, Format::Trec | Format::Junit) {
         return Err(usage_error(
             "compare prints table, json, markdown or csv",
@@ -39,10 +39,10 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
             "use 10000 (the default); at least 1000",
         ));
     }
-    let prep = Prepared::from_args(&args.gold)?;
+    let prep = super::prepare(&args.gold)?;
     prep.warnings.emit(global.quiet);
     let opts = RunOptions {
-        format: args.gold.run_format,
+        format: args.gold.run_format.map(Into::into),
         ..Default::default()
     };
     let names = run_names(&args.runs);
@@ -62,8 +62,8 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         alpha: args.alpha,
         resamples: args.resamples,
         seed: args.seed,
-        test: args.test,
-        weighting: args.weighting,
+        test: args.test.into(),
+        weighting: args.weighting.into(),
         ..GateSettings::default()
     };
     let alternative = match args.alternative {

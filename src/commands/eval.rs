@@ -2,25 +2,25 @@
 
 use anyhow::Result;
 
-use super::Prepared;
-use crate::cli::{EvalArgs, Format, Global};
+use crate::cli::{EvalArgs, Global};
 use crate::diag::usage_error;
 use crate::eval::{Scores, Summary};
 use crate::fsutil::emit;
 use crate::report::eval as report;
+use crate::report::Format;
 use crate::run::{self, RunOptions};
 
 pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     if format == Format::Junit {
         return Err(usage_error(
             "--format junit is for `rgate gate`",
             "eval prints table, json, markdown, csv or trec",
         ));
     }
-    let prep = Prepared::from_args(&args.gold)?;
+    let prep = super::prepare(&args.gold)?;
     let opts = RunOptions {
-        format: args.gold.run_format,
+        format: args.gold.run_format.map(Into::into),
         ..Default::default()
     };
     let judged = run::read(&args.run, &prep.gold, &prep.labels, &opts)?;

@@ -5,16 +5,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::Prepared;
 use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
-use crate::cli::{ColorChoice, Format, GateArgs, Global};
+use crate::cli::{ColorChoice, GateArgs, Global};
 use crate::config::{Config, Retriever};
 use crate::diag::{input_error_hint, usage_error, Warnings};
 use crate::eval::{Scores, Summary};
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::{self, Current, GateOutcome};
 use crate::gold::GoldSet;
+use crate::prepared::Prepared;
 use crate::report::gate::GateView;
+use crate::report::Format;
 use crate::run::{self, JudgedRun, KeepIds, RunOptions};
 
 /// One retriever's current run, judged and scored.
@@ -169,7 +170,7 @@ pub fn history_entry(
     dir: &Path,
 ) -> HistoryEntry {
     let summary = Summary::new(&e.scores, &prep.gold);
-    let scopes = super::scope_means(&summary);
+    let scopes = summary.scope_means();
     HistoryEntry {
         time: now_utc(),
         commit: current_commit(dir),
@@ -188,7 +189,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
 
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     emit_warnings(&outcome, format, global.quiet);
     if format == Format::Trec {
         return Err(usage_error(

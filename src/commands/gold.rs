@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::baseline::Store;
-use crate::cli::{Format, Global, GoldCommand, GoldPick};
+use crate::cli::{Global, GoldCommand, GoldPick};
 use crate::config::{Config, StrataSel};
 use crate::diag::name_some;
 use crate::fsutil::emit;
@@ -14,6 +14,7 @@ use crate::gate::POWER;
 use crate::gold::GoldSet;
 use crate::judge::is_relevant;
 use crate::report::table::{f4, Table};
+use crate::report::Format;
 use crate::stats;
 
 /// Strata smaller than this cannot carry a per-stratum test worth having.
@@ -97,7 +98,7 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
             name_some(&untitled, 5)
         ));
     }
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     let out = match format {
         Format::Json => {
             serde_json::to_string_pretty(&json!({
@@ -298,7 +299,7 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             }
         }
     }
-    let format = global.format.unwrap_or(Format::Table);
+    let format = global.format();
     let out = match format {
         Format::Json => {
             serde_json::to_string_pretty(&json!({

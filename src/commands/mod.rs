@@ -10,123 +10,14 @@ pub mod gold;
 use anyhow::Result;
 
 use crate::cli::GoldArgs;
-use crate::diag::Warnings;
-use crate::gold::GoldSet;
-use crate::judge::{self, QueryContext, QueryLabels};
-use crate::metrics::{self, Metric};
+use crate::prepared::Prepared;
 
-/// A gold set prepared for judging runs: label lookups and per-query
-/// contexts at one relevance level, and the metrics to compute.
-pub struct Prepared {
-    pub gold: GoldSet,
-    pub labels: Vec<QueryLabels>,
-    pub contexts: Vec<QueryContext>,
-    pub metrics: Vec<Metric>,
-    pub relevance_level: i32,
-    /// The gold set's fingerprint, hashed once.
-    pub fingerprint: String,
-    pub warnings: Warnings,
-}
-
-impl Prepared {
-    pub fn new(
-        gold: GoldSet,
-        mut warnings: Warnings,
-        metrics: Vec<Metric>,
-        relevance_level: i32,
-    ) -> Prepared {
-        let labels = judge::label_index(&gold);
-        let contexts = judge::contexts(&gold, relevance_level);
-        // Which queries can never be hit depends on the relevance level, so
-        // the warning is made here rather than by the loader.
-        let never: Vec<&str> = gold
-            .queries
-            .iter()
-            .zip(&contexts)
-            .filter(|(_, c)| c.num_rel == 0)
-            .map(|(q, _)| q.id.as_str())
-            .collect();
-        if !never.is_empty() {
-            warnings.push(format!(
-                "{}: {} quer{} no label with grade >= {relevance_level} and can never be hit (they score 0 and stay in the averages): {}",
-                gold.path.display(),
-                never.len(),
-                if never.len() == 1 { "y has" } else { "ies have" },
-                crate::diag::name_some(&never, 5)
-            ));
-        }
-        Prepared {
-            fingerprint: gold.fingerprint(),
-            gold,
-            labels,
-            contexts,
-            metrics,
-            relevance_level,
-            warnings,
-        }
-    }
-
-    /// From the shared command-line inputs.
-    pub fn from_args(args: &GoldArgs) -> Result<Prepared> {
-        let metrics = if args.metrics.is_empty() {
-            metrics::default_metrics()
-        } else {
-            metrics::parse_list(&args.metrics)?
-        };
-        let (gold, warnings) = GoldSet::load(&args.gold, args.strata.as_deref())?;
-        Ok(Prepared::new(
-            gold,
-            warnings,
-            metrics,
-            args.relevance_level.unwrap_or(1),
-        ))
-    }
-}
-
-/// A summary's rows as the baseline store keeps them: `all`, then strata.
-pub fn scope_means(summary: &crate::eval::Summary) -> Vec<crate::baseline::ScopeMeans> {
-    std::iter::once(&summary.all)
-        .chain(summary.strata.iter())
-        .map(|r| crate::baseline::ScopeMeans {
-            scope: r.scope.clone(),
-            n: r.n,
-            means: r.means.clone(),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gold::{GoldFormat, GoldQuery, Label};
-
-    #[test]
-    fn never_hit_queries_depend_on_the_relevance_level() {
-        let q = |id: &str, grade: i32| GoldQuery {
-            id: id.into(),
-            text: None,
-            stratum: 0,
-            labels: vec![Label {
-                id: "d".into(),
-                grade,
-            }],
-        };
-        let gold = GoldSet::from_parts(
-            "g",
-            GoldFormat::Yaml,
-            vec![q("a", 2), q("b", 1), q("c", 0)],
-            vec!["s".into()],
-        )
-        .unwrap();
-        let p1 = Prepared::new(gold.clone(), Warnings::default(), metrics::default_metrics(), 1);
-        assert_eq!(p1.warnings.0.len(), 1);
-        assert!(
-            p1.warnings.0[0].contains("1 query has no label with grade >= 1"),
-            "{:?}",
-            p1.warnings
-        );
-        assert!(p1.warnings.0[0].contains("`c`"));
-        let p2 = Prepared::new(gold, Warnings::default(), metrics::default_metrics(), 2);
-        assert!(p2.warnings.0[0].contains("2 queries have no label with grade >= 2 and can never be hit (they score 0 and stay in the averages): `b`, `c`"), "{:?}", p2.warnings);
-    }
+/// The shared inputs of `eval` and `compare`, from their arguments.
+pub fn prepare(args: &GoldArgs) -> Result<Prepared> {
+    Prepared::load(
+        &args.gold,
+        args.strata.as_deref(),
+        &args.metrics,
+        args.relevance_level.unwrap_or(1),
+    )
 }

@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::table::{f4, short_commit, Table};
 use crate::baseline::{Baseline, HistoryEntry};
-use crate::cli::Format;
 use crate::metrics::Metric;
+use crate::report::Format;
 
 pub fn show(b: &Baseline, format: Format) -> String {
     if format == Format::Json {

@@ -12,12 +12,12 @@
 use serde_json::{json, Map, Value};
 
 use super::table::{f4, pfmt, signed4, Table};
-use crate::cli::Format;
-use crate::commands::Prepared;
 use crate::compare::CompareRow;
 use crate::config::GateSettings;
 use crate::eval::Scores;
 use crate::metrics::Metric;
+use crate::prepared::Prepared;
+use crate::report::Format;
 use crate::stats::Alternative;
 
 pub struct RunColumn {

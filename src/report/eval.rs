@@ -9,9 +9,9 @@
 use serde_json::{json, Map, Value};
 
 use super::table::{f4, Table};
-use crate::cli::Format;
-use crate::commands::Prepared;
 use crate::eval::{Row, Scores, Summary};
+use crate::prepared::Prepared;
+use crate::report::Format;
 use crate::run::JudgedRun;
 
 pub struct EvalView<'a> {

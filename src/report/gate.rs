@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use super::num;
 use super::table::{f4, pfmt, short_commit, signed4, Table};
-use crate::cli::Format;
 use crate::gate::{Check, CheckVerdict, GateOutcome, RetrieverOutcome, Verdict};
+use crate::report::Format;
 
 pub struct GateView<'a> {
     pub outcome: &'a GateOutcome,

@@ -11,6 +11,19 @@ use serde_json::{json, Map, Value};
 
 use crate::compare::Comparison;
 
+/// The forms a report takes. Each command renders the subset it can produce
+/// and refuses the rest; the command line maps its `--format` onto these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+    Csv,
+    Junit,
+    /// trec_eval-style `metric<TAB>qid<TAB>value` lines (eval only).
+    Trec,
+}
+
 /// A finite number, or `null`: JSON has no NaN, and a missing statistic
 /// should read as missing.
 pub fn num(v: f64) -> Value {

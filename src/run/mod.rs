@@ -24,7 +24,7 @@ use crate::diag::{input_error_hint, name_some, Warnings};
 use crate::gold::GoldSet;
 use crate::judge::{QueryLabels, Ranking};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunFormat {
     Trec,
     Json,
