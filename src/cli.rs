@@ -149,6 +149,17 @@ pub enum Command {
     /// Validate a gold set and describe what it can detect
     #[command(subcommand)]
     Gold(GoldCommand),
+    /// Print a shell completion script (e.g. `rgate completions bash`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page as roff (`rgate man > rgate.1`)
+    Man {
+        /// Write every page (rgate.1 and one per subcommand) into this directory
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// `NAME=PATH`, for overriding a retriever's run file.

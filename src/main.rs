@@ -22,6 +22,8 @@ fn main() -> ExitCode {
         Command::Gate(a) => commands::gate::run(a, &cli.global),
         Command::Baseline(c) => commands::baseline::run(c, &cli.global),
         Command::Gold(c) => commands::gold::run(c, &cli.global),
+        Command::Completions { shell } => commands::completions::completions(*shell, &cli.global),
+        Command::Man { dir } => commands::completions::man(dir.as_deref(), &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

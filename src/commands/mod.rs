@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod compare;
+pub mod completions;
 pub mod eval;
 pub mod gate;
 pub mod gold;
