@@ -406,6 +406,9 @@ pub struct HistoryEntry {
     pub note: Option<String>,
     pub gold_fingerprint: Option<String>,
     pub verdict: Option<String>,
+    /// The run file that was evaluated, as named on the command line or in
+    /// the config; absent in lines written before rgate recorded it.
+    pub run: Option<String>,
     /// scope -> metric -> mean
     pub aggregates: BTreeMap<String, BTreeMap<String, f64>>,
 }
@@ -419,6 +422,7 @@ impl HistoryEntry {
             "note": self.note,
             "gold_fingerprint": self.gold_fingerprint,
             "verdict": self.verdict,
+            "run": self.run,
             "aggregates": self.aggregates,
         })
     }
@@ -442,6 +446,7 @@ impl HistoryEntry {
             note: s("note"),
             gold_fingerprint: s("gold_fingerprint"),
             verdict: s("verdict"),
+            run: s("run"),
             aggregates,
         })
     }
@@ -634,10 +639,22 @@ mod tests {
             note: Some("n".into()),
             gold_fingerprint: Some("f".into()),
             verdict: Some("pass".into()),
+            run: Some("runs/hybrid.jsonl".into()),
             aggregates: HistoryEntry::aggregates_of(&b.metrics, &b.aggregates),
         };
         s.append_history("hybrid", &e).unwrap();
         s.append_history("hybrid", &e).unwrap();
         assert_eq!(s.history("hybrid").unwrap(), vec![e.clone(), e]);
+    }
+
+    #[test]
+    fn history_lines_without_run_still_load() {
+        let v: Value = serde_json::from_str(
+            r#"{"time":"t","commit":null,"kind":"gate","verdict":"pass","aggregates":{"all":{"mrr":0.5}}}"#,
+        )
+        .unwrap();
+        let e = HistoryEntry::from_json(&v).unwrap();
+        assert_eq!(e.run, None);
+        assert_eq!(e.aggregates["all"]["mrr"], 0.5);
     }
 }

@@ -178,6 +178,7 @@ pub fn history_entry(
         note,
         gold_fingerprint: Some(prep.fingerprint.clone()),
         verdict: verdict.map(str::to_string),
+        run: Some(e.judged.path.display().to_string()),
         aggregates: HistoryEntry::aggregates_of(&prep.metrics, &scopes),
     }
 }

@@ -276,6 +276,7 @@ mod tests {
             note: None,
             gold_fingerprint: None,
             verdict: Some("pass".into()),
+            run: None,
             aggregates: agg,
         }
     }
