@@ -160,6 +160,17 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Write a commented config, a gold-set template and a GitHub workflow
+    Init,
+    /// Install git hooks that run the gate
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Write a git pre-push hook that runs `rgate gate`
+    Install,
 }
 
 /// `NAME=PATH`, for overriding a retriever's run file.

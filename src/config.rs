@@ -297,23 +297,49 @@ pub fn valid_retriever_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
 }
 
+/// Searches `start` and its ancestors for [`DEFAULT_CONFIG`], as git and
+/// cargo search for their files, so `rgate gate` works from any directory
+/// of the repository. The path is returned relative to `start`
+/// (`../../config/rgate.yaml`), so messages show what a user would type.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let mut up = PathBuf::new();
+    for dir in start.ancestors() {
+        if dir.join(DEFAULT_CONFIG).is_file() {
+            return Some(up.join(DEFAULT_CONFIG));
+        }
+        up.push("..");
+    }
+    None
+}
+
+/// [`discover`] from the working directory.
+pub fn discover_here() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    discover(&cwd)
+}
+
 impl Config {
     /// Finds the config: `--config`, then `RGATE_CONFIG` (clap fills both
-    /// into `explicit`), then `config/rgate.yaml`.
+    /// into `explicit`), then `config/rgate.yaml` in the working directory
+    /// or the nearest ancestor that has one.
     pub fn load(explicit: Option<&Path>) -> Result<Config> {
-        let path = explicit
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => discover_here().ok_or_else(|| {
+                input_error_hint(
+                    Path::new(DEFAULT_CONFIG),
+                    None,
+                    "no config found here or in any parent directory",
+                    "run `rgate init` to write one, or pass --config PATH (or set RGATE_CONFIG)",
+                )
+            })?,
+        };
         let text = std::fs::read_to_string(&path).map_err(|e| {
             input_error_hint(
                 &path,
                 None,
                 format!("cannot read config: {e}"),
-                if explicit.is_none() {
-                    "run from the repository root, or pass --config PATH (or set RGATE_CONFIG)"
-                } else {
-                    "check the --config path (or RGATE_CONFIG)"
-                },
+                "check the --config path (or RGATE_CONFIG)",
             )
         })?;
         Config::parse(&path, &text)
@@ -609,6 +635,22 @@ mod tests {
         assert_eq!(clean(Path::new("a/..")), Path::new("."));
         let c = parse("gold: ../eval/gold.yaml\n").unwrap();
         assert_eq!(c.gold, Path::new("eval/gold.yaml"));
+    }
+
+    #[test]
+    fn discovery_walks_up_to_the_nearest_config() {
+        let tmp = tempfile::tempdir().unwrap();
+        let deep = tmp.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(discover(&deep), None);
+        std::fs::create_dir_all(tmp.path().join("config")).unwrap();
+        std::fs::write(tmp.path().join(DEFAULT_CONFIG), "gold: g\n").unwrap();
+        assert_eq!(discover(&deep), Some(PathBuf::from("../../config/rgate.yaml")));
+        assert_eq!(discover(tmp.path()), Some(PathBuf::from("config/rgate.yaml")));
+        // The nearest one wins.
+        std::fs::create_dir_all(deep.join("config")).unwrap();
+        std::fs::write(deep.join(DEFAULT_CONFIG), "gold: g\n").unwrap();
+        assert_eq!(discover(&deep), Some(PathBuf::from("config/rgate.yaml")));
     }
 
     #[test]

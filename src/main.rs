@@ -24,6 +24,8 @@ fn main() -> ExitCode {
         Command::Gold(c) => commands::gold::run(c, &cli.global),
         Command::Completions { shell } => commands::completions::completions(*shell, &cli.global),
         Command::Man { dir } => commands::completions::man(dir.as_deref(), &cli.global),
+        Command::Init => commands::init::run(&cli.global),
+        Command::Hook(c) => commands::hook::run(c, &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

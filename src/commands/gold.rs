@@ -31,7 +31,7 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
 /// too when there is one (it holds the rules and the baselines).
 fn load(pick: &GoldPick, global: &Global) -> Result<(GoldSet, Option<Config>, i32)> {
     let config = match (&pick.gold, &global.config) {
-        (Some(_), None) if !std::path::Path::new(crate::config::DEFAULT_CONFIG).exists() => None,
+        (Some(_), None) if crate::config::discover_here().is_none() => None,
         (Some(_), None) => Config::load(None).ok(),
         _ => Some(Config::load(global.config.as_deref())?),
     };

@@ -7,6 +7,8 @@ pub mod completions;
 pub mod eval;
 pub mod gate;
 pub mod gold;
+pub mod hook;
+pub mod init;
 
 use anyhow::Result;
 

@@ -1,0 +1,92 @@
+//! `rgate hook install`: a git pre-push hook that runs the gate, so the
+//! verdict CI would give is known before the push.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::cli::{Global, HookCommand};
+use crate::diag::{input_error, input_error_hint, usage_error};
+
+/// The first lines of every hook rgate writes: how it knows a hook is its
+/// own (and may be rewritten) rather than someone else's.
+pub const MARKER: &str = "# rgate pre-push hook";
+
+pub const PRE_PUSH: &str = "#!/bin/sh
+# rgate pre-push hook, written by `rgate hook install`. It runs the
+# retrieval-quality gate before a push; `git push --no-verify` skips it once,
+# deleting this file removes it.
+if ! command -v rgate >/dev/null 2>&1; then
+  echo \"rgate pre-push: rgate is not on PATH (install it, or push with --no-verify)\" >&2
+  exit 1
+fi
+exec rgate gate --quiet
+";
+
+pub fn run(cmd: &HookCommand, global: &Global) -> Result<u8> {
+    match cmd {
+        HookCommand::Install => install(global),
+    }
+}
+
+/// Where git looks for hooks: `git rev-parse --git-path hooks` honours
+/// `core.hooksPath` and linked work trees.
+fn hooks_dir() -> Result<PathBuf> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--git-path", "hooks"])
+        .output()
+        .map_err(|e| {
+            usage_error(
+                format!("cannot run git: {e}"),
+                "install git, or run this inside a git repository",
+            )
+        })?;
+    if !out.status.success() {
+        return Err(usage_error(
+            "not inside a git repository",
+            "run `rgate hook install` from the repository whose pushes it should gate",
+        ));
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn install(global: &Global) -> Result<u8> {
+    let dir = hooks_dir()?;
+    let path = dir.join("pre-push");
+    match std::fs::read_to_string(&path) {
+        Ok(existing) if existing.contains(MARKER) => {
+            if existing == PRE_PUSH {
+                if !global.quiet {
+                    eprintln!("{} is installed already", path.display());
+                }
+                return Ok(0);
+            }
+        }
+        Ok(_) => return Err(input_error_hint(
+            &path,
+            None,
+            "a pre-push hook exists that rgate did not write; left unchanged",
+            "add `rgate gate --quiet` to it yourself, or move it aside and run `rgate hook install` again",
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(input_error(&path, None, format!("cannot read: {e}"))),
+    }
+    crate::fsutil::write_atomic(&path, PRE_PUSH.as_bytes())?;
+    make_executable(&path)?;
+    if !global.quiet {
+        eprintln!("wrote {}: `git push` now runs `rgate gate`", path.display());
+    }
+    Ok(0)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| input_error(path, None, format!("cannot make executable: {e}")))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> Result<()> {
+    Ok(())
+}
