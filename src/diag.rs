@@ -102,6 +102,11 @@ pub fn name_some(names: &[&str], max: usize) -> String {
     s
 }
 
+/// `1 query`, `2 queries`: a count with its noun in the right number.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The 1-based line number of byte offset `pos` in `text`.
 pub fn line_of(text: &[u8], pos: usize) -> usize {
     memchr::memchr_iter(b'\n', &text[..pos.min(text.len())]).count() + 1
@@ -167,6 +172,13 @@ mod tests {
         assert_eq!(line_of(b"a\nb\nc", 0), 1);
         assert_eq!(line_of(b"a\nb\nc", 2), 2);
         assert_eq!(line_of(b"a\nb\nc", 4), 3);
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "query", "queries"), "1 query");
+        assert_eq!(count(0, "query", "queries"), "0 queries");
+        assert_eq!(count(2, "stratum", "strata"), "2 strata");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
 
 use rgate::cli::{Cli, Command};
 use rgate::commands;
@@ -8,25 +9,30 @@ use rgate::commands;
 /// 0 pass, 1 regression, 2 error (SPEC "Exit codes"); errors print their
 /// whole context chain and end with a `hint:` line where one helps.
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
+        Ok(p) => p,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
-    let result = match &cli.command {
-        Command::Eval(a) => commands::eval::run(a, &cli.global),
-        Command::Compare(a) => commands::compare::run(a, &cli.global),
-        Command::Gate(a) => commands::gate::run(a, &cli.global),
-        Command::Baseline(c) => commands::baseline::run(c, &cli.global),
-        Command::Gold(c) => commands::gold::run(c, &cli.global),
-        Command::Completions { shell } => commands::completions::completions(*shell, &cli.global),
-        Command::Man { dir } => commands::completions::man(dir.as_deref(), &cli.global),
-        Command::Init => commands::init::run(&cli.global),
-        Command::Hook(c) => commands::hook::run(c, &cli.global),
-    };
+    let config_typed = matches.value_source("config") == Some(ValueSource::CommandLine);
+    let result =
+        commands::check_global(&cli.command, &cli.global, config_typed).and_then(|()| match &cli.command {
+            Command::Eval(a) => commands::eval::run(a, &cli.global),
+            Command::Compare(a) => commands::compare::run(a, &cli.global),
+            Command::Gate(a) => commands::gate::run(a, &cli.global),
+            Command::Baseline(c) => commands::baseline::run(c, &cli.global),
+            Command::Gold(c) => commands::gold::run(c, &cli.global),
+            Command::Completions { shell } => commands::completions::completions(*shell, &cli.global),
+            Command::Man { dir } => commands::completions::man(dir.as_deref(), &cli.global),
+            Command::Init => commands::init::run(&cli.global),
+            Command::Hook(c) => commands::hook::run(c, &cli.global),
+        });
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

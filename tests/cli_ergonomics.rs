@@ -63,6 +63,13 @@ impl Project {
             .args(args);
         run(c)
     }
+
+    /// rgate in the project directory, without a config.
+    fn bare(&self, args: &[&str]) -> Out {
+        let mut c = common::rgate();
+        c.current_dir(self.dir.path()).args(args);
+        run(c)
+    }
 }
 
 #[test]
@@ -89,4 +96,214 @@ fn history_records_the_run_file_gated() {
         lines[0]
     );
     assert_eq!(lines[1]["run"], "demo/runs/hybrid-regressed.jsonl");
+}
+
+/// Every command refuses a format it cannot produce, before doing any work,
+/// and says which it can.
+#[test]
+fn refused_formats_exit_2_and_name_the_ones_that_work() {
+    let p = Project::new();
+    let gold = "demo/gold.yaml";
+    let run_ = "demo/runs/hybrid.jsonl";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--format", "junit", "eval", "--gold", gold, "--run", run_],
+            "error: `rgate eval` cannot print --format junit\nhint: it prints table, json, markdown, csv or trec\n",
+        ),
+        (
+            &["--format", "trec", "compare", "--gold", gold, run_, run_],
+            "error: `rgate compare` cannot print --format trec\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "junit", "compare", "--gold", gold, run_, run_],
+            "error: `rgate compare` cannot print --format junit\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "trec", "gate"],
+            "error: `rgate gate` cannot print --format trec\nhint: it prints table, json, markdown, csv or junit\n",
+        ),
+        (
+            &["--format", "trec", "baseline", "update"],
+            "error: `rgate baseline update` cannot print --format trec\nhint: it prints table, json, markdown, csv or junit\n",
+        ),
+        (
+            &["--format", "junit", "baseline", "show", "hybrid"],
+            "error: `rgate baseline show` cannot print --format junit\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "trec", "baseline", "history", "hybrid"],
+            "error: `rgate baseline history` cannot print --format trec\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "csv", "gold", "validate"],
+            "error: `rgate gold validate` cannot print --format csv\nhint: it prints table or json\n",
+        ),
+        (
+            &["--format", "markdown", "gold", "validate"],
+            "error: `rgate gold validate` cannot print --format markdown\nhint: it prints table or json\n",
+        ),
+        (
+            &["--format", "junit", "gold", "stats"],
+            "error: `rgate gold stats` cannot print --format junit\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "trec", "gold", "stats"],
+            "error: `rgate gold stats` cannot print --format trec\nhint: it prints table, json, markdown or csv\n",
+        ),
+        (
+            &["--format", "json", "completions", "bash"],
+            "error: `rgate completions` takes no --format\nhint: drop --format; its output has one form\n",
+        ),
+        (
+            &["--format", "json", "man"],
+            "error: `rgate man` takes no --format\nhint: drop --format; its output has one form\n",
+        ),
+        (
+            &["--format", "markdown", "init"],
+            "error: `rgate init` takes no --format\nhint: drop --format; its output has one form\n",
+        ),
+        (
+            &["--format", "json", "hook", "install"],
+            "error: `rgate hook install` takes no --format\nhint: drop --format; its output has one form\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = p.rgate(args);
+        assert_eq!(
+            (o.code, o.stdout.as_str(), o.stderr.as_str()),
+            (2, "", *want),
+            "{args:?}"
+        );
+    }
+    // The refusal comes first: `gate` wrote no report and touched no store.
+    assert!(!p.path("demo/baselines").exists());
+}
+
+#[test]
+fn eval_and_compare_refuse_a_typed_config_but_not_the_environment() {
+    let p = Project::new();
+    let o = p.bare(&[
+        "eval",
+        "--config",
+        "missing.yaml",
+        "--gold",
+        "demo/gold.yaml",
+        "--run",
+        "demo/runs/hybrid.jsonl",
+    ]);
+    assert_eq!(o.code, 2);
+    assert_eq!(
+        o.stderr,
+        "error: `rgate eval` reads no config (--config missing.yaml)\nhint: give the gold set, runs and metrics as options (--gold, --metrics, ...); `rgate gate` is the command that reads the config\n"
+    );
+    let o = p.bare(&[
+        "--config",
+        "rgate.yaml",
+        "compare",
+        "--gold",
+        "demo/gold.yaml",
+        "demo/runs/bm25.jsonl",
+        "demo/runs/hybrid.jsonl",
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .starts_with("error: `rgate compare` reads no config (--config rgate.yaml)\nhint: "),
+        "{}",
+        o.stderr
+    );
+    // RGATE_CONFIG set for the gate in a CI shell does not break `eval`.
+    let mut c = common::rgate();
+    c.current_dir(p.path(""))
+        .env("RGATE_CONFIG", "missing.yaml")
+        .args([
+            "eval",
+            "--gold",
+            "demo/gold.yaml",
+            "--run",
+            "demo/runs/hybrid.jsonl",
+        ]);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[test]
+fn quiet_gate_prints_no_warnings_but_the_whole_report() {
+    let p = Project::new();
+    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    // A run that lacks 10 of the 90 gold queries: a warning, which CSV
+    // cannot carry, so it goes to stderr unless -q.
+    let full = fs::read_to_string(p.path("demo/runs/hybrid.jsonl")).unwrap();
+    let short: String = full.lines().take(80).map(|l| format!("{l}\n")).collect();
+    fs::write(p.path("short.jsonl"), short).unwrap();
+    let args = ["--format", "csv", "gate", "hybrid", "--run", "hybrid=short.jsonl"];
+    let loud = p.rgate(&args);
+    assert!(
+        loud.stderr.contains("10 of 90 gold queries are absent"),
+        "{}",
+        loud.stderr
+    );
+    let mut quiet_args = vec!["-q"];
+    quiet_args.extend_from_slice(&args);
+    let quiet = p.rgate(&quiet_args);
+    assert_eq!(quiet.stderr, "");
+    assert_eq!(quiet.code, loud.code);
+    assert_eq!(quiet.stdout, loud.stdout);
+    assert!(quiet.stdout.starts_with("retriever,"), "{}", quiet.stdout);
+}
+
+#[test]
+fn counts_agree_in_number() {
+    let p = Project::new();
+    fs::write(
+        p.path("one.yaml"),
+        "queries:\n  - id: q1\n    stratum: only\n    relevant: [d1]\n",
+    )
+    .unwrap();
+    fs::write(
+        p.path("one.jsonl"),
+        "{\"query_id\": \"q1\", \"results\": [\"d1\"]}\n",
+    )
+    .unwrap();
+    let o = p.bare(&[
+        "eval",
+        "--gold",
+        "one.yaml",
+        "--run",
+        "one.jsonl",
+        "--metrics",
+        "mrr",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout.lines().next().unwrap(),
+        "gold one.yaml (1 query, 1 stratum) · run one.jsonl"
+    );
+    let o = p.bare(&["gold", "validate", "--gold", "one.yaml"]);
+    assert!(
+        o.stdout
+            .starts_with("gold one.yaml: 1 query, 1 stratum, fingerprint "),
+        "{}",
+        o.stdout
+    );
+    let o = p.bare(&[
+        "compare",
+        "--gold",
+        "one.yaml",
+        "one.jsonl",
+        "one.jsonl",
+        "--metrics",
+        "mrr",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with("rgate compare · gold one.yaml (1 query) · "),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr.starts_with("warning: only 1 query: resampling tests"),
+        "{}",
+        o.stderr
+    );
 }

@@ -6,11 +6,10 @@ use anyhow::Result;
 use crate::cli::{AlternativeArg, CompareArgs, Global};
 use crate::compare::{compare, CompareRow};
 use crate::config::GateSettings;
-use crate::diag::usage_error;
+use crate::diag::{count, usage_error};
 use crate::eval::Scores;
 use crate::fsutil::emit;
 use crate::report::compare::{CompareView, RunColumn};
-use crate::report::Format;
 use crate::run::{self, RunOptions};
 use crate::stats::Alternative;
 
@@ -21,12 +20,6 @@ const SMALL_SAMPLE: usize = 20;
 
 pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     let format = global.format();
-    if matches!(format, Format::Trec | Format::Junit) {
-        return Err(usage_error(
-            "compare prints table, json, markdown or csv",
-            "use --format json for the stable machine-readable form",
-        ));
-    }
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         return Err(usage_error(
             format!("--alpha {} is outside (0, 1)", args.alpha),
@@ -75,12 +68,16 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         let n = prep.gold.len();
         if n < SMALL_SAMPLE {
             eprintln!(
-                "warning: only {n} queries: resampling tests understate the uncertainty of so few; read the p-values as rough"
+                "warning: only {}: resampling tests understate the uncertainty of so few; read the p-values as rough",
+                count(n, "query", "queries")
             );
         } else if args.by_stratum {
             for (name, size) in prep.gold.strata.iter().zip(prep.gold.stratum_sizes()) {
                 if size < SMALL_SAMPLE && size > 0 {
-                    eprintln!("warning: stratum `{name}` has only {size} queries: its p-values are rough");
+                    eprintln!(
+                        "warning: stratum `{name}` has only {}: its p-values are rough",
+                        count(size, "query", "queries")
+                    );
                 }
             }
         }

@@ -3,21 +3,12 @@
 use anyhow::Result;
 
 use crate::cli::{EvalArgs, Global};
-use crate::diag::usage_error;
 use crate::eval::{Scores, Summary};
 use crate::fsutil::emit;
 use crate::report::eval as report;
-use crate::report::Format;
 use crate::run::{self, RunOptions};
 
 pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
-    let format = global.format();
-    if format == Format::Junit {
-        return Err(usage_error(
-            "--format junit is for `rgate gate`",
-            "eval prints table, json, markdown, csv or trec",
-        ));
-    }
     let prep = super::prepare(&args.gold)?;
     let opts = RunOptions {
         format: args.gold.run_format.map(Into::into),
@@ -36,6 +27,6 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         per_query: args.per_query,
         by_stratum: args.by_stratum,
     };
-    emit(global.output.as_deref(), &view.render(format))?;
+    emit(global.output.as_deref(), &view.render(global.format()))?;
     Ok(0)
 }

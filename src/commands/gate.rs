@@ -192,12 +192,6 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
 
     let format = global.format();
     emit_warnings(&outcome, format, global.quiet);
-    if format == Format::Trec {
-        return Err(usage_error(
-            "--format trec is for `rgate eval`",
-            "gate prints table, json, markdown, csv or junit",
-        ));
-    }
     let view = GateView {
         outcome: &outcome,
         command: "gate",

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::baseline::Store;
 use crate::cli::{Global, GoldCommand, GoldPick};
 use crate::config::{Config, StrataSel};
-use crate::diag::name_some;
+use crate::diag::{count, name_some};
 use crate::fsutil::emit;
 use crate::gate::POWER;
 use crate::gold::GoldSet;
@@ -114,10 +114,10 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
         }
         _ => {
             let mut s = format!(
-                "gold {}: {} queries, {} strata, fingerprint {}\n",
+                "gold {}: {}, {}, fingerprint {}\n",
                 gold.path.display(),
-                gold.len(),
-                gold.strata.len(),
+                count(gold.len(), "query", "queries"),
+                count(gold.strata.len(), "stratum", "strata"),
                 gold.fingerprint()
             );
             for f in &findings {

@@ -10,10 +10,14 @@ pub mod gold;
 pub mod hook;
 pub mod init;
 
+use std::path::Path;
+
 use anyhow::Result;
 
-use crate::cli::GoldArgs;
+use crate::cli::{BaselineCommand, Command, Global, GoldArgs, GoldCommand, HookCommand};
+use crate::diag::usage_error;
 use crate::prepared::Prepared;
+use crate::report::Format;
 
 /// The shared inputs of `eval` and `compare`, from their arguments.
 pub fn prepare(args: &GoldArgs) -> Result<Prepared> {
@@ -23,4 +27,68 @@ pub fn prepare(args: &GoldArgs) -> Result<Prepared> {
         &args.metrics,
         args.relevance_level.unwrap_or(1),
     )
+}
+
+/// The report formats a command can produce. Anything else is refused before
+/// any work starts: a table printed in place of the JUnit file a CI step
+/// asked for would pass silently and mislead.
+pub fn formats(cmd: &Command) -> (&'static str, &'static [Format]) {
+    use Format::*;
+    const GATE: &[Format] = &[Table, Json, Markdown, Csv, Junit];
+    const VIEW: &[Format] = &[Table, Json, Markdown, Csv];
+    match cmd {
+        Command::Eval(_) => ("eval", &[Table, Json, Markdown, Csv, Trec]),
+        Command::Compare(_) => ("compare", VIEW),
+        Command::Gate(_) => ("gate", GATE),
+        Command::Baseline(BaselineCommand::Update(_)) => ("baseline update", GATE),
+        Command::Baseline(BaselineCommand::Show { .. }) => ("baseline show", VIEW),
+        Command::Baseline(BaselineCommand::History { .. }) => ("baseline history", VIEW),
+        Command::Gold(GoldCommand::Validate(_)) => ("gold validate", &[Table, Json]),
+        Command::Gold(GoldCommand::Stats(_)) => ("gold stats", VIEW),
+        Command::Completions { .. } => ("completions", &[]),
+        Command::Man { .. } => ("man", &[]),
+        Command::Init => ("init", &[]),
+        Command::Hook(HookCommand::Install) => ("hook install", &[]),
+    }
+}
+
+/// Global options a command cannot honour are errors, not silently ignored.
+/// `config_on_command_line`: `--config` was typed, not inherited from
+/// `RGATE_CONFIG` (a shell that sets it for the gate may run `eval` too).
+pub fn check_global(cmd: &Command, global: &Global, config_on_command_line: bool) -> Result<()> {
+    let (name, allowed) = formats(cmd);
+    if let Some(f) = global.format {
+        let f = Format::from(f);
+        if !allowed.contains(&f) {
+            return Err(if allowed.is_empty() {
+                usage_error(
+                    format!("`rgate {name}` takes no --format"),
+                    "drop --format; its output has one form",
+                )
+            } else {
+                usage_error(
+                    format!("`rgate {name}` cannot print --format {}", f.name()),
+                    format!("it prints {}", or_list(allowed)),
+                )
+            });
+        }
+    }
+    if config_on_command_line && matches!(cmd, Command::Eval(_) | Command::Compare(_)) {
+        let path = global.config.as_deref().unwrap_or(Path::new("")).display();
+        return Err(usage_error(
+            format!("`rgate {name}` reads no config (--config {path})"),
+            "give the gold set, runs and metrics as options (--gold, --metrics, ...); `rgate gate` is the command that reads the config",
+        ));
+    }
+    Ok(())
+}
+
+/// `table, json or csv`.
+fn or_list(formats: &[Format]) -> String {
+    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

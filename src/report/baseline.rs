@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::table::{f4, short_commit, Table};
 use crate::baseline::{Baseline, HistoryEntry};
+use crate::diag::count;
 use crate::metrics::Metric;
 use crate::report::Format;
 
@@ -23,14 +24,14 @@ pub fn show(b: &Baseline, format: Format) -> String {
         t.push(row);
     }
     let head = format!(
-        "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({} queries, {}) · relevance level {} · rankings kept to depth {}\n\n",
+        "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({}, {}) · relevance level {} · rankings kept to depth {}\n\n",
         b.retriever,
         b.created_at,
         b.rgate_version,
         b.commit.as_deref().unwrap_or("unknown"),
         b.note.as_deref().unwrap_or("-"),
         b.gold_path,
-        b.queries.len(),
+        count(b.queries.len(), "query", "queries"),
         b.gold_fingerprint,
         b.relevance_level,
         b.depth.map_or("all".to_string(), |d| d.to_string())
@@ -101,8 +102,8 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
         Format::Markdown => t.markdown(),
         Format::Csv => t.csv(),
         _ => format!(
-            "history of `{name}` ({} entries, overall means)\n\n{}",
-            entries.len(),
+            "history of `{name}` ({}, overall means)\n\n{}",
+            count(entries.len(), "entry", "entries"),
             t.text()
         ),
     }

@@ -131,9 +131,9 @@ impl CompareView<'_> {
 
     fn title(&self) -> String {
         format!(
-            "rgate compare · gold {} ({} queries) · seed {}, B={}",
+            "rgate compare · gold {} ({}) · seed {}, B={}",
             self.prep.gold.path.display(),
-            self.prep.gold.len(),
+            crate::diag::count(self.prep.gold.len(), "query", "queries"),
             self.settings.seed,
             self.settings.resamples
         )

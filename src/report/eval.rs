@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::table::{f4, Table};
+use crate::diag::count;
 use crate::eval::{Row, Scores, Summary};
 use crate::prepared::Prepared;
 use crate::report::Format;
@@ -74,12 +75,10 @@ impl EvalView<'_> {
     fn title(&self) -> String {
         let g = &self.prep.gold;
         format!(
-            "gold {} ({} quer{}, {} strat{}) · run {}",
+            "gold {} ({}, {}) · run {}",
             g.path.display(),
-            g.len(),
-            if g.len() == 1 { "y" } else { "ies" },
-            g.strata.len(),
-            if g.strata.len() == 1 { "um" } else { "a" },
+            count(g.len(), "query", "queries"),
+            count(g.strata.len(), "stratum", "strata"),
             self.run.path.display()
         )
     }

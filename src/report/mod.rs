@@ -24,6 +24,20 @@ pub enum Format {
     Trec,
 }
 
+impl Format {
+    /// The spelling of `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Csv => "csv",
+            Format::Junit => "junit",
+            Format::Trec => "trec",
+        }
+    }
+}
+
 /// A finite number, or `null`: JSON has no NaN, and a missing statistic
 /// should read as missing.
 pub fn num(v: f64) -> Value {
