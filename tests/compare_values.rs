@@ -34,7 +34,9 @@ fn row<'a>(v: &'a Value, metric: &str, stratum: &str) -> &'a Value {
 }
 
 fn f(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number in {v}"))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
 }
 
 /// (metric, stratum, mean delta, p, Holm-adjusted p), as make.py prints them.
@@ -46,7 +48,10 @@ fn assert_rows(v: &Value, want: &Expected, tol: f64) {
         let r = row(v, metric, stratum);
         let what = format!("{metric}/{stratum}");
         assert!((f(r, "delta") - delta).abs() < 1e-12, "{what}: delta {r}");
-        assert!((f(r, "p_value") - p).abs() < tol, "{what}: p_value {r}, expected {p}");
+        assert!(
+            (f(r, "p_value") - p).abs() < tol,
+            "{what}: p_value {r}, expected {p}"
+        );
         assert!(
             (f(r, "p_adjusted") - p_adj).abs() < tol,
             "{what}: p_adjusted {r}, expected {p_adj}"
@@ -83,7 +88,13 @@ fn t_test_one_sided_with_holm() {
     let want: Expected = [
         ("mrr", "all", -0.18, 0.15917009876315746, 0.6366803950526299),
         ("hit_rate@1", "all", -0.2, 0.22166592508483007, 0.6649977752544902),
-        ("mrr", "a", -0.041666666666666664, 0.43030630306049483, 0.8606126061209897),
+        (
+            "mrr",
+            "a",
+            -0.041666666666666664,
+            0.43030630306049483,
+            0.8606126061209897,
+        ),
         ("hit_rate@1", "a", 0.0, 0.5, 0.8606126061209897),
         ("mrr", "b", -0.3875, 0.11540896600125787, 0.5770448300062894),
         ("hit_rate@1", "b", -0.5, 0.09084505690810468, 0.5450703414486281),
@@ -93,11 +104,7 @@ fn t_test_one_sided_with_holm() {
 
 #[test]
 fn exact_randomization_two_sided_per_metric_and_stratum() {
-    let v = compare(
-        &["--test", "randomization", "--by-stratum"],
-        VARIED[0],
-        VARIED[1],
-    );
+    let v = compare(&["--test", "randomization", "--by-stratum"], VARIED[0], VARIED[1]);
     // Counts over all 2^k sign patterns of the k non-zero deltas.
     let want: Expected = [
         ("mrr", "all", -0.18, 0.32421875, 1.0),
@@ -113,13 +120,7 @@ fn exact_randomization_two_sided_per_metric_and_stratum() {
 #[test]
 fn exact_randomization_one_sided_with_holm() {
     let v = compare(
-        &[
-            "--test",
-            "randomization",
-            "--by-stratum",
-            "--alternative",
-            "less",
-        ],
+        &["--test", "randomization", "--by-stratum", "--alternative", "less"],
         VARIED[0],
         VARIED[1],
     );
