@@ -3,7 +3,8 @@
 //!
 //! Pairing is by position: both score vectors follow the gold set's query
 //! order. The overall scope is resampled within strata (stratum sizes
-//! fixed); a stratum's own scope is resampled as one group.
+//! fixed, tiny strata pooled); a stratum's own scope is resampled as one
+//! group; scopes below [`SMALL_SCOPE`] get the exact sign-flip test.
 
 use crate::config::{GateSettings, TestKind, Weighting};
 use crate::eval::{mean_of, Scores};
@@ -34,6 +35,8 @@ pub struct CompareRow {
     /// One-sided (1 - alpha) bounds of delta.
     pub lower_bound: f64,
     pub upper_bound: f64,
+    /// The test that ran (see [`test_for`]).
+    pub test: TestKind,
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
@@ -85,18 +88,86 @@ pub fn scope_mean(values: &[f64], scopes: &[Scope], scope: usize, weighting: Wei
     }
 }
 
-fn to_stats_weighting(w: Weighting) -> stats::Weighting {
-    match w {
-        Weighting::Micro => stats::Weighting::Micro,
-        Weighting::Macro => stats::Weighting::Macro,
+/// Scopes with fewer queries than this are tested with the sign-flip
+/// randomization test (exact up to 40 non-zero deltas) even when the
+/// bootstrap is configured: a bootstrap of a handful of deltas sees too
+/// little spread (two equal losses resample to the same mean every time and
+/// would read as p < 0.0001; the exact sign-flip p is 0.25).
+pub const SMALL_SCOPE: usize = 30;
+
+/// Strata smaller than this are not resampled on their own in the overall
+/// check: they are pooled (and the pool joins the largest stratum when it is
+/// still this small), so a stratum of one or two queries, whose resamples
+/// never vary, cannot make the overall check look certain.
+pub const MIN_RESAMPLED_STRATUM: usize = 10;
+
+/// What one scope's test returned: the test that actually ran (the small
+/// scope rule may replace the bootstrap), whether its p-values carry Monte
+/// Carlo error, and one outcome per metric.
+#[derive(Debug, Clone)]
+pub struct ScopeTest {
+    pub test: TestKind,
+    pub monte_carlo: bool,
+    pub outcomes: Vec<TestOutcome>,
+}
+
+/// The test a scope of `n` queries gets under the configured one.
+pub fn test_for(configured: TestKind, n: usize) -> TestKind {
+    if configured == TestKind::Bootstrap && n < SMALL_SCOPE {
+        TestKind::Randomization
+    } else {
+        configured
     }
 }
 
-/// Runs the configured test on query-major deltas of several metrics. The
+/// Resampling groups of the overall scope: one per stratum, with strata
+/// below [`MIN_RESAMPLED_STRATUM`] pooled (see there). Returns the label of
+/// each query and whether any stratum was pooled.
+fn resampling_labels(labels: &[u32]) -> (Vec<u32>, bool) {
+    let mut sizes: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for &l in labels {
+        *sizes.entry(l).or_default() += 1;
+    }
+    let small: Vec<u32> = sizes
+        .iter()
+        .filter(|(_, &n)| n < MIN_RESAMPLED_STRATUM)
+        .map(|(&l, _)| l)
+        .collect();
+    if small.is_empty() {
+        return (labels.to_vec(), false);
+    }
+    let pooled: usize = small.iter().map(|l| sizes[l]).sum();
+    let largest = sizes
+        .iter()
+        .filter(|(l, _)| !small.contains(l))
+        .max_by_key(|(_, &n)| n)
+        .map(|(&l, _)| l);
+    let target = match largest {
+        Some(l) if pooled < MIN_RESAMPLED_STRATUM => l,
+        _ => small[0],
+    };
+    let out = labels
+        .iter()
+        .map(|l| if small.contains(l) { target } else { *l })
+        .collect();
+    (out, true)
+}
+
+/// Runs the configured test on query-major deltas of several metrics (see
+/// [`test_scope`] for the rules that pick the test and the groups). The
 /// bootstrap draws each resample's indices once for all of them; the
-/// t-test and randomization test take one metric at a time.
-pub fn test_deltas(deltas: &[f64], n_metrics: usize, strata: &Strata, s: &GateSettings) -> Vec<TestOutcome> {
-    match s.test {
+/// t-test and randomization test take one metric at a time. Under macro
+/// weighting the caller passes deltas already weighted (`n * w_q * d_q`),
+/// except for the stratified bootstrap, which weights by itself.
+fn run_test(
+    test: TestKind,
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    weighting: stats::Weighting,
+    s: &GateSettings,
+) -> Vec<TestOutcome> {
+    match test {
         TestKind::Bootstrap => stats::bootstrap(
             deltas,
             n_metrics,
@@ -104,14 +175,14 @@ pub fn test_deltas(deltas: &[f64], n_metrics: usize, strata: &Strata, s: &GateSe
             &BootstrapSettings {
                 resamples: s.resamples,
                 seed: s.seed,
-                weighting: to_stats_weighting(s.weighting),
+                weighting,
                 alpha: s.alpha,
             },
         ),
         TestKind::TTest | TestKind::Randomization => (0..n_metrics)
             .map(|m| {
                 let d: Vec<f64> = deltas.iter().skip(m).step_by(n_metrics.max(1)).copied().collect();
-                if s.test == TestKind::TTest {
+                if test == TestKind::TTest {
                     stats::t_test(&d, s.alpha)
                 } else {
                     stats::randomization(&d, s.resamples, s.seed, s.alpha)
@@ -123,6 +194,20 @@ pub fn test_deltas(deltas: &[f64], n_metrics: usize, strata: &Strata, s: &GateSe
 
 /// Tests every metric of `metrics` (indices into the score vectors) in one
 /// scope: returns one outcome per metric, in order.
+///
+/// `shift[k]`, when given, is added to metric k's deltas, so the test's
+/// "less" p-value is that of H0 "delta >= -shift" (the margin test of a
+/// tolerance) and its "greater" p-value that of H0 "delta <= -shift"
+/// (non-inferiority); the reported statistic and bounds are shifted back.
+/// For the bootstrap this is exactly the shift method with the null moved
+/// to the margin: the same seed draws the same indices.
+///
+/// Rules: a scope below [`SMALL_SCOPE`] queries gets the sign-flip test in
+/// place of the bootstrap; the overall scope is resampled within strata,
+/// with tiny strata pooled; under macro weighting the overall statistic is
+/// the mean of stratum means for every test (each query weighted by
+/// 1 / (strata * stratum size)).
+#[allow(clippy::too_many_arguments)]
 pub fn test_scope(
     gold: &GoldSet,
     scopes: &[Scope],
@@ -131,21 +216,64 @@ pub fn test_scope(
     base: &dyn Fn(usize, usize) -> f64,
     cur: &dyn Fn(usize, usize) -> f64,
     settings: &GateSettings,
-) -> Vec<TestOutcome> {
+    shift: &[f64],
+) -> ScopeTest {
     let members = &scopes[scope].members;
-    let mut deltas = Vec::with_capacity(members.len() * metrics.len());
-    for &q in members {
-        for &m in metrics {
-            deltas.push(cur(m, q) - base(m, q));
+    let n = members.len();
+    let test = test_for(settings.test, n);
+    let labels: Vec<u32> = if scope == 0 {
+        members.iter().map(|&q| gold.queries[q].stratum).collect()
+    } else {
+        vec![0; n]
+    };
+    // Per-query weight relative to the micro mean: n * w_q.
+    let macro_overall = scope == 0 && settings.weighting == Weighting::Macro;
+    let (groups, pooled) = resampling_labels(&labels);
+    let pre_weight = macro_overall && (pooled || test != TestKind::Bootstrap);
+    let weight: Vec<f64> = if pre_weight {
+        let mut size: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        for &l in &labels {
+            *size.entry(l).or_default() += 1;
+        }
+        let h = size.len() as f64;
+        labels.iter().map(|l| n as f64 / (h * size[l] as f64)).collect()
+    } else {
+        vec![1.0; n]
+    };
+    let shift_of = |k: usize| shift.get(k).copied().unwrap_or(0.0);
+    let mut deltas = Vec::with_capacity(n * metrics.len());
+    for (i, &q) in members.iter().enumerate() {
+        for (k, &m) in metrics.iter().enumerate() {
+            deltas.push((cur(m, q) - base(m, q)) * weight[i] + shift_of(k));
         }
     }
-    let strata = if scope == 0 {
-        let labels: Vec<u32> = members.iter().map(|&q| gold.queries[q].stratum).collect();
-        Strata::from_labels(&labels)
+    let strata = Strata::from_labels(&groups);
+    let weighting = if macro_overall && !pre_weight {
+        stats::Weighting::Macro
     } else {
-        Strata::single(members.len())
+        stats::Weighting::Micro
     };
-    test_deltas(&deltas, metrics.len(), &strata, settings)
+    let mut outcomes = run_test(test, &deltas, metrics.len(), &strata, weighting, settings);
+    for (k, o) in outcomes.iter_mut().enumerate() {
+        let sh = shift_of(k);
+        if sh != 0.0 {
+            o.mean_delta -= sh;
+            o.ci_low -= sh;
+            o.ci_high -= sh;
+            o.lower_bound -= sh;
+            o.upper_bound -= sh;
+        }
+    }
+    let monte_carlo = match test {
+        TestKind::Bootstrap => true,
+        TestKind::Randomization => n > stats::EXACT_MAX_NONZERO,
+        TestKind::TTest => false,
+    };
+    ScopeTest {
+        test,
+        monte_carlo,
+        outcomes,
+    }
 }
 
 /// `candidate` against `baseline` on every metric, overall and (with
@@ -166,7 +294,7 @@ pub fn compare(
         if (si > 0 && !by_stratum) || scopes[si].members.is_empty() {
             continue;
         }
-        let tests = test_scope(
+        let tested = test_scope(
             gold,
             &scopes,
             si,
@@ -174,8 +302,9 @@ pub fn compare(
             &|m, q| baseline.values[m][q],
             &|m, q| candidate.values[m][q],
             settings,
+            &[],
         );
-        for (m, t) in tests.into_iter().enumerate() {
+        for (m, t) in tested.outcomes.into_iter().enumerate() {
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -202,6 +331,7 @@ pub fn compare(
                 },
                 lower_bound: t.lower_bound,
                 upper_bound: t.upper_bound,
+                test: tested.test,
                 wins,
                 ties,
                 losses,

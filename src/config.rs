@@ -152,7 +152,7 @@ impl Default for GateSettings {
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
             test: TestKind::Bootstrap,
-            decision: Decision::SignificantDrop,
+            decision: Decision::ConfidentDrop,
             correction: Correction::Holm,
             weighting: Weighting::Micro,
             rules: Vec::new(),

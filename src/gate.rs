@@ -13,12 +13,12 @@ use std::collections::HashMap;
 
 use crate::baseline::Baseline;
 use crate::compare::{self, Comparison};
-use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind};
+use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind, Weighting};
 use crate::eval::{mean_of, Scores};
 use crate::judge::Ranking;
 use crate::metrics::{Kind, Metric};
 use crate::prepared::Prepared;
-use crate::stats::{self, Alternative, TestOutcome};
+use crate::stats::{self, TestOutcome};
 
 /// Power at which the minimum detectable drop is stated.
 pub const POWER: f64 = 0.8;
@@ -60,22 +60,96 @@ impl Verdict {
     }
 }
 
+/// The null hypothesis a check's `p_value` is about, per decision mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Hypothesis {
+    /// H0 "drop <= margin": the margin test (`confident-drop`, margin =
+    /// tolerance) and `significant-drop` / `threshold` / not gated (0).
+    DropAtMost(f64),
+    /// H0 "drop >= tolerance": non-inferiority; rejecting it passes.
+    DropAtLeast(f64),
+}
+
+/// How the minimum detectable drop was found, for the reader of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spread {
+    /// The spread of the per-query deltas.
+    Deltas,
+    /// No delta varies yet: the baseline's per-query spread in the scope
+    /// stands in (a run-to-run correlation of 0.5).
+    Baseline,
+    /// Every baseline value in the scope is equal too: the spread of the
+    /// metric over the whole gold set stands in.
+    Overall,
+    /// No spread anywhere: only the floor the query count imposes.
+    Floor,
+}
+
+impl Spread {
+    pub fn name(self) -> &'static str {
+        match self {
+            Spread::Deltas => "deltas",
+            Spread::Baseline => "baseline",
+            Spread::Overall => "overall",
+            Spread::Floor => "floor",
+        }
+    }
+}
+
+/// What a check can detect, at the level and in the mode the decision uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Power {
+    /// Standard error of the scope's statistic.
+    pub se: f64,
+    pub spread: Spread,
+    /// The true drop failed with 80% probability; `None` when the mode
+    /// fails even an unchanged retriever that often (non-inferiority on a
+    /// small gold set) or nothing is known.
+    pub mde: Option<f64>,
+    /// False when a drop of twice the tolerance (for `threshold`: no drop
+    /// at all) would get the wrong verdict more than 20% (alpha) of the time.
+    pub enforceable: bool,
+    /// Queries in this scope that would make it enforceable.
+    pub queries_needed: Option<usize>,
+    /// Estimated chance that an unchanged retriever fails this check
+    /// (`non-inferiority` and `threshold`, where it can be large).
+    pub unchanged_fails: Option<f64>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
-    /// The comparison; `p_value` is the one-sided p for a drop.
+    /// The comparison: `delta` and the two-sided (1 - alpha) CI; `p_value`
+    /// is the one-sided p of [`Check::hypothesis`] and `p_adjusted` its
+    /// corrected value (NaN when not gated).
     pub cmp: Comparison,
-    /// One-sided (1 - alpha) bounds of delta.
+    pub hypothesis: Hypothesis,
+    /// One-sided bounds of delta at `bound_level` (1 - alpha/m, the level
+    /// Holm's first step and Bonferroni use; 1 - alpha without correction).
     pub lower_bound: f64,
     pub upper_bound: f64,
+    pub bound_level: f64,
+    /// One-sided p-value for a drop below 0 (what `significant-drop` uses).
+    pub p_drop: f64,
     /// One-sided p-value for a rise, and its corrected value.
     pub p_rise: f64,
     pub p_rise_adjusted: f64,
     /// Absolute tolerance in metric units (`None` when not gated).
     pub tolerance: Option<f64>,
-    /// Smallest drop this check detects with 80% power.
-    pub mde: f64,
+    pub power: Power,
+    /// The test that ran: a small scope gets the sign-flip test in place of
+    /// the bootstrap.
     pub test: TestKind,
+    /// Whether the p-values carry Monte Carlo error (bootstrap, or a
+    /// randomization test with too many non-zero deltas to enumerate).
+    pub monte_carlo: bool,
     pub verdict: CheckVerdict,
+}
+
+impl Check {
+    /// Minimum detectable drop, for reports (`None`: see [`Power::mde`]).
+    pub fn mde(&self) -> Option<f64> {
+        self.power.mde
+    }
 }
 
 /// A query that a gated metric found (value > 0) in the baseline and lost.
@@ -100,8 +174,12 @@ pub struct RetrieverOutcome {
     pub run: String,
     pub baseline: Option<BaselineInfo>,
     pub checks: Vec<Check>,
+    /// Resamples behind the p-values: the configured B, or more where a
+    /// borderline result was re-tested.
+    pub resamples: u32,
     pub flips: Vec<Flip>,
-    /// Queries the baseline missed (every gated metric 0) and now finds.
+    /// Queries where some gated metric went from miss (0) to hit: the
+    /// mirror image of [`Flip`].
     pub gained: usize,
     pub added_queries: Vec<String>,
     pub removed_queries: Vec<String>,
@@ -268,6 +346,7 @@ pub fn evaluate(
         run: cur.run.clone(),
         baseline: None,
         checks: Vec::new(),
+        resamples: settings.resamples,
         flips: Vec::new(),
         gained: 0,
         added_queries: Vec::new(),
@@ -292,18 +371,19 @@ pub fn evaluate(
     let paired_idx: Vec<usize> = (0..prep.gold.len()).filter(|&i| paired.in_baseline[i]).collect();
     let scopes = compare::scopes(&prep.gold, &paired_idx);
     let wants = plan(&prep.gold, settings, metrics, &scopes, &mut out.warnings);
-    let tested = test(prep, settings, cur, &paired, &scopes, &wants);
-    let mut checks = summarize(
-        settings,
-        cur,
-        &paired,
-        &scopes,
-        &wants,
-        &tested,
-        &mut out.warnings,
-    );
-    correct(&mut checks, settings.correction);
-    decide(&mut checks, settings);
+    let mut run = settings.clone();
+    let mut checks = decided_checks(prep, &run, cur, &paired, &scopes, &wants);
+    if let Some(more) = borderline_resamples(&checks, &run) {
+        out.warnings.push(format!(
+            "a result lay within Monte Carlo error of alpha at B={}: re-tested with B={more}",
+            run.resamples
+        ));
+        run.resamples = more;
+        checks = decided_checks(prep, &run, cur, &paired, &scopes, &wants);
+    }
+    out.resamples = run.resamples;
+    warn_power(&checks, &run, &mut out.warnings);
+    warn_too_small(&checks, &run, &mut out.warnings);
     out.checks = checks;
     let (flips, gained) = flips(prep, settings, cur, &paired, &paired_idx);
     out.flips = flips;
@@ -353,6 +433,73 @@ struct Want {
     metric: usize,
     scope: usize,
     rule: Option<usize>,
+}
+
+/// What one gated check can detect before any candidate exists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedPower {
+    pub metric: Metric,
+    pub stratum: String,
+    pub n: usize,
+    pub tolerance: f64,
+    pub power: Power,
+}
+
+/// The power of every gated check from a baseline alone, computed exactly
+/// as the gate computes it for an unchanged run (no delta varies, so the
+/// baseline's spread stands in), so `gold stats` and `gate` agree.
+pub fn baseline_power(
+    gold: &crate::gold::GoldSet,
+    settings: &GateSettings,
+    b: &Baseline,
+) -> Vec<PlannedPower> {
+    let stored: HashMap<&str, usize> = b
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.id.as_str(), i))
+        .collect();
+    let paired_idx: Vec<usize> = (0..gold.len())
+        .filter(|&i| stored.contains_key(gold.queries[i].id.as_str()))
+        .collect();
+    let scopes = compare::scopes(gold, &paired_idx);
+    let mut metrics: Vec<Metric> = Vec::new();
+    for r in &settings.rules {
+        if b.metric_index(&r.metric).is_some() && !metrics.contains(&r.metric) {
+            metrics.push(r.metric);
+        }
+    }
+    let wants = plan(gold, settings, &metrics, &scopes, &mut Vec::new());
+    let m = wants.iter().filter(|w| w.rule.is_some()).count();
+    let alpha_m = corrected_alpha(settings, m);
+    let zeros = vec![0.0; gold.len()];
+    wants
+        .iter()
+        .filter_map(|w| {
+            let rule = &settings.rules[w.rule?];
+            let mi = b.metric_index(&metrics[w.metric])?;
+            let values: Vec<f64> = gold
+                .queries
+                .iter()
+                .map(|q| {
+                    stored
+                        .get(q.id.as_str())
+                        .map_or(0.0, |&s| b.queries[s].values[mi])
+                })
+                .collect();
+            let mean = compare::scope_mean(&values, &scopes, w.scope, settings.weighting);
+            let tolerance = rule.tolerance.resolve(mean);
+            let (se, spread) = spread_se(&zeros, &values, &scopes, w.scope, settings.weighting);
+            let n = scopes[w.scope].members.len();
+            Some(PlannedPower {
+                metric: metrics[w.metric],
+                stratum: scopes[w.scope].name.clone(),
+                n,
+                tolerance,
+                power: power(settings.decision, tolerance, se, spread, n, alpha_m),
+            })
+        })
+        .collect()
 }
 
 /// Which (metric, scope) pairs are checked, with which rule: each rule's
@@ -418,8 +565,67 @@ fn plan(
     wants
 }
 
+/// Both tests of one (metric, scope): the plain one at alpha (delta, CI,
+/// p for a drop and for a rise) and the one against the margin at the
+/// corrected level (the decision's p and the bounds).
+struct Tested {
+    plain: TestOutcome,
+    margin: TestOutcome,
+    test: TestKind,
+    monte_carlo: bool,
+}
+
+/// The level a single check is held to once alpha is shared across `m`
+/// gated checks: alpha/m (Bonferroni, and Holm's strictest step, which a
+/// check that must stand on its own faces), or alpha without correction.
+pub fn corrected_alpha(settings: &GateSettings, m: usize) -> f64 {
+    match settings.correction {
+        Correction::None => settings.alpha,
+        Correction::Holm | Correction::Bonferroni => settings.alpha / m.max(1) as f64,
+    }
+}
+
+/// Tests, corrects and decides every want.
+fn decided_checks(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    paired: &Paired,
+    scopes: &[compare::Scope],
+    wants: &[Want],
+) -> Vec<Check> {
+    let tolerances = tolerances(settings, paired, scopes, wants);
+    let m = (0..wants.len()).filter(|&k| tolerances[k].is_some()).count();
+    let tested = test(prep, settings, cur, paired, scopes, wants, &tolerances, m);
+    let mut checks = summarize(settings, cur, paired, scopes, wants, &tolerances, &tested, m);
+    correct(&mut checks, settings.correction);
+    decide(&mut checks, settings);
+    checks
+}
+
+/// Each want's tolerance in metric units (`None`: not gated, or no
+/// baseline values to test against).
+fn tolerances(
+    settings: &GateSettings,
+    paired: &Paired,
+    scopes: &[compare::Scope],
+    wants: &[Want],
+) -> Vec<Option<f64>> {
+    wants
+        .iter()
+        .map(|w| {
+            let base = paired.values[w.metric].as_ref()?;
+            let ri = w.rule?;
+            let mean = compare::scope_mean(base, scopes, w.scope, settings.weighting);
+            Some(settings.rules[ri].tolerance.resolve(mean))
+        })
+        .collect()
+}
+
 /// The configured test on every scope that has a check, all metrics of a
-/// scope at once (one draw of resampled indices serves them all).
+/// scope at once (one draw of resampled indices serves them all): plain,
+/// and shifted by each gated metric's margin for the margin modes.
+#[allow(clippy::too_many_arguments)]
 fn test(
     prep: &Prepared,
     settings: &GateSettings,
@@ -427,80 +633,253 @@ fn test(
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
-) -> HashMap<(usize, usize), TestOutcome> {
+    tolerances: &[Option<f64>],
+    m: usize,
+) -> HashMap<(usize, usize), Tested> {
     let usable: Vec<usize> = (0..cur.scores.metrics.len())
         .filter(|&m| paired.values[m].is_some())
         .collect();
-    let mut tested: HashMap<(usize, usize), TestOutcome> = HashMap::new();
+    let mut tested = HashMap::new();
     let base_of = |m: usize, q: usize| paired.values[m].as_ref().map_or(0.0, |v| v[q]);
     let cur_of = |m: usize, q: usize| cur.scores.values[m][q];
+    let margin_settings = GateSettings {
+        alpha: corrected_alpha(settings, m),
+        ..settings.clone()
+    };
+    let uses_margin = matches!(
+        settings.decision,
+        Decision::ConfidentDrop | Decision::NonInferiority
+    );
     for (si, scope) in scopes.iter().enumerate() {
         if scope.members.is_empty() || !wants.iter().any(|w| w.scope == si) {
             continue;
         }
-        let results = compare::test_scope(&prep.gold, scopes, si, &usable, &base_of, &cur_of, settings);
-        for (k, &m) in usable.iter().enumerate() {
-            tested.insert((m, si), results[k].clone());
+        let shift: Vec<f64> = usable
+            .iter()
+            .map(|&mi| {
+                wants
+                    .iter()
+                    .zip(tolerances)
+                    .find(|(w, _)| w.metric == mi && w.scope == si)
+                    .and_then(|(_, t)| *t)
+                    .filter(|_| uses_margin)
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let plain = compare::test_scope(&prep.gold, scopes, si, &usable, &base_of, &cur_of, settings, &[]);
+        let margin = compare::test_scope(
+            &prep.gold,
+            scopes,
+            si,
+            &usable,
+            &base_of,
+            &cur_of,
+            &margin_settings,
+            &shift,
+        );
+        for (k, &mi) in usable.iter().enumerate() {
+            tested.insert(
+                (mi, si),
+                Tested {
+                    plain: plain.outcomes[k].clone(),
+                    margin: margin.outcomes[k].clone(),
+                    test: plain.test,
+                    monte_carlo: plain.monte_carlo,
+                },
+            );
         }
     }
     tested
 }
 
+/// Standard error of a scope's statistic from per-query values `v`
+/// (indexed like the gold set): sd / sqrt(n), or for the overall scope under
+/// macro weighting sqrt(sum_h sd_h^2 / n_h) / H, a stratum too small for
+/// its own sd taking the scope's. NaN when nothing varies or n < 2.
+pub fn standard_error(v: &[f64], scopes: &[compare::Scope], scope: usize, weighting: Weighting) -> f64 {
+    let vals = |s: &compare::Scope| -> Vec<f64> { s.members.iter().map(|&q| v[q]).collect() };
+    let all = vals(&scopes[scope]);
+    let sd = stats::sample_sd(&all);
+    if scope == 0 && weighting == Weighting::Macro {
+        let strata: Vec<&compare::Scope> = scopes[1..].iter().filter(|s| !s.members.is_empty()).collect();
+        let h = strata.len() as f64;
+        let var: f64 = strata
+            .iter()
+            .map(|s| {
+                let own = stats::sample_sd(&vals(s));
+                let sd_h = if s.members.len() >= 2 { own } else { sd };
+                sd_h * sd_h / s.members.len() as f64
+            })
+            .sum();
+        let se = var.sqrt() / h;
+        return if se > 0.0 { se } else { f64::NAN };
+    }
+    let se = sd / (all.len() as f64).sqrt();
+    if se > 0.0 {
+        se
+    } else {
+        f64::NAN
+    }
+}
+
+/// Power of one check: the drop the decision in force catches with 80%
+/// probability, at the corrected level `alpha_m`, from the statistic's
+/// standard error `se` (normal approximation; Cohen 1988, ch. 2):
+/// - margin test: tolerance + (z(1-alpha_m) + z(0.8)) se;
+/// - significant-drop: max(tolerance, z(1-alpha_m) se) + z(0.8) se;
+/// - non-inferiority: tolerance + (z(0.8) - z(1-alpha_m)) se, or none when
+///   that is not positive (an unchanged retriever fails 80% of the time);
+/// - threshold: tolerance + z(0.8) se.
+///
+/// Without any spread (`se` not positive), only the floor the query count
+/// imposes is known: k equal losses of at most 1 reach the exact sign-flip
+/// p = 2^-k, so no drop below k/n can be detected, k = floor(log2(1/alpha_m)) + 1.
+pub fn power(decision: Decision, tol: f64, se: f64, spread: Spread, n: usize, alpha_m: f64) -> Power {
+    let za = stats::z_quantile(1.0 - alpha_m);
+    let zp = stats::z_quantile(POWER);
+    let none = Power {
+        se,
+        spread,
+        mde: None,
+        enforceable: false,
+        queries_needed: None,
+        unchanged_fails: None,
+    };
+    if n == 0 || !za.is_finite() || !zp.is_finite() || !tol.is_finite() {
+        return none;
+    }
+    if !(se.is_finite() && se > 0.0) {
+        let k = (1.0 / alpha_m).log2().floor() + 1.0;
+        let step = k / n as f64;
+        let mde = match decision {
+            Decision::ConfidentDrop => Some(tol + step),
+            Decision::SignificantDrop => Some(tol.max(step)),
+            Decision::Threshold => Some(tol + 1.0 / n as f64),
+            Decision::NonInferiority => None,
+        };
+        return Power {
+            spread: Spread::Floor,
+            mde,
+            enforceable: tol == 0.0 || step <= tol,
+            ..none
+        };
+    }
+    // Queries that would bring z * se down to the tolerance: se scales as
+    // 1 / sqrt(n) under either weighting.
+    let needed = |z: f64| -> Option<usize> {
+        if tol <= 0.0 {
+            return None;
+        }
+        let q = (n as f64 * (z * se / tol).powi(2)).ceil();
+        (q.is_finite() && q < 1e12).then_some((q as usize).max(2))
+    };
+    let normal_sf = |x: f64| 1.0 - stats::normal_cdf(x);
+    let (mde, enforceable, queries_needed, unchanged_fails) = match decision {
+        Decision::ConfidentDrop | Decision::SignificantDrop => {
+            let mde = if decision == Decision::ConfidentDrop {
+                tol + (za + zp) * se
+            } else {
+                tol.max(za * se) + zp * se
+            };
+            let ok = tol == 0.0 || (za + zp) * se <= tol;
+            (Some(mde), ok, if ok { None } else { needed(za + zp) }, None)
+        }
+        Decision::NonInferiority => {
+            let mde = tol + (zp - za) * se;
+            let fails = stats::normal_cdf(za - tol / se);
+            let ok = tol / se >= za + zp;
+            (
+                (mde > 0.0).then_some(mde),
+                ok,
+                if ok { None } else { needed(za + zp) },
+                Some(fails),
+            )
+        }
+        Decision::Threshold => {
+            let fails = normal_sf(tol / se);
+            let ok = tol >= za * se;
+            (
+                Some(tol + zp * se),
+                ok,
+                if ok { None } else { needed(za) },
+                Some(fails),
+            )
+        }
+    };
+    Power {
+        se,
+        spread,
+        mde,
+        enforceable,
+        queries_needed,
+        unchanged_fails,
+    }
+}
+
+/// The spread behind a check's power: its deltas, else the baseline's
+/// values in the scope, else the metric over the whole gold set.
+pub fn spread_se(
+    deltas: &[f64],
+    baseline: &[f64],
+    scopes: &[compare::Scope],
+    scope: usize,
+    weighting: Weighting,
+) -> (f64, Spread) {
+    let se = standard_error(deltas, scopes, scope, weighting);
+    if se.is_finite() {
+        return (se, Spread::Deltas);
+    }
+    let se = standard_error(baseline, scopes, scope, weighting);
+    if se.is_finite() {
+        return (se, Spread::Baseline);
+    }
+    // The whole gold set's spread, scaled to this scope's size.
+    let sd = stats::sample_sd(&scopes[0].members.iter().map(|&q| baseline[q]).collect::<Vec<_>>());
+    let se = sd / (scopes[scope].members.len() as f64).sqrt();
+    if se.is_finite() && se > 0.0 {
+        (se, Spread::Overall)
+    } else {
+        (f64::NAN, Spread::Floor)
+    }
+}
+
 /// One [`Check`] per tested want: means, the test's numbers, the tolerance
-/// and the minimum detectable drop, with one warning naming the checks whose
-/// tolerance the gold set is too small to enforce. Verdicts come later.
+/// and the power. Verdicts come later.
+#[allow(clippy::too_many_arguments)]
 fn summarize(
     settings: &GateSettings,
     cur: &Current,
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
-    tested: &HashMap<(usize, usize), TestOutcome>,
-    warnings: &mut Vec<String>,
+    tolerances: &[Option<f64>],
+    tested: &HashMap<(usize, usize), Tested>,
+    m: usize,
 ) -> Vec<Check> {
     let metrics = &cur.scores.metrics;
+    let alpha_m = corrected_alpha(settings, m);
     let mut checks: Vec<Check> = Vec::new();
-    let mut underpowered: Vec<String> = Vec::new();
-    for w in wants {
+    for (w, &tolerance) in wants.iter().zip(tolerances) {
         let Some(t) = tested.get(&(w.metric, w.scope)) else {
             continue;
         };
         let scope = &scopes[w.scope];
-        let base_vals = paired.values[w.metric]
-            .as_ref()
-            .expect("tested metrics have baseline values");
+        let Some(base_vals) = paired.values[w.metric].as_ref() else {
+            continue;
+        };
+        let cur_vals = &cur.scores.values[w.metric];
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
-        let current_mean =
-            compare::scope_mean(&cur.scores.values[w.metric], scopes, w.scope, settings.weighting);
-        let d: Vec<f64> = scope
-            .members
-            .iter()
-            .map(|&q| cur.scores.values[w.metric][q] - base_vals[q])
-            .collect();
-        let mut sd = stats::sample_sd(&d);
-        if sd.is_nan() || sd <= 0.0 {
-            // Identical rankings say nothing about the spread a real change
-            // would have; the baseline's own spread is a fair stand-in.
-            let b: Vec<f64> = scope.members.iter().map(|&q| base_vals[q]).collect();
-            sd = stats::sample_sd(&b);
-        }
-        let mde = stats::min_detectable_drop(sd, scope.members.len(), settings.alpha, POWER);
-        let tolerance = w
-            .rule
-            .map(|ri| settings.rules[ri].tolerance.resolve(baseline_mean));
-        if let Some(tol) = tolerance {
-            if mde > tol && mde.is_finite() {
-                let needed = stats::queries_needed(sd, tol, settings.alpha, POWER);
-                underpowered.push(format!(
-                    "{} {} {:.4} > {:.4}{}",
-                    metrics[w.metric],
-                    scope.name,
-                    mde,
-                    tol,
-                    needed.map(|n| format!(" (~{n} queries)")).unwrap_or_default()
-                ));
-            }
-        }
+        let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
+        let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
+        let (se, spread) = spread_se(&d, base_vals, scopes, w.scope, settings.weighting);
+        let tol = tolerance.unwrap_or(0.0);
+        let power = power(settings.decision, tol, se, spread, scope.members.len(), alpha_m);
+        let (hypothesis, p_value) = match settings.decision {
+            _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), t.plain.p_less),
+            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), t.margin.p_less),
+            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), t.margin.p_greater),
+            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), t.plain.p_less),
+        };
         checks.push(Check {
             cmp: Comparison {
                 metric: metrics[w.metric],
@@ -508,63 +887,165 @@ fn summarize(
                 n: scope.members.len(),
                 baseline: baseline_mean,
                 current: current_mean,
-                delta: t.mean_delta,
-                ci_low: t.ci_low,
-                ci_high: t.ci_high,
-                p_value: t.p(Alternative::Less),
+                delta: t.plain.mean_delta,
+                ci_low: t.plain.ci_low,
+                ci_high: t.plain.ci_high,
+                p_value,
                 p_adjusted: f64::NAN,
             },
-            lower_bound: t.lower_bound,
-            upper_bound: t.upper_bound,
-            p_rise: t.p(Alternative::Greater),
+            hypothesis,
+            lower_bound: t.margin.lower_bound,
+            upper_bound: t.margin.upper_bound,
+            bound_level: 1.0 - alpha_m,
+            p_drop: t.plain.p_less,
+            p_rise: t.plain.p_greater,
             p_rise_adjusted: f64::NAN,
             tolerance,
-            mde,
-            test: settings.test,
+            power,
+            test: t.test,
+            monte_carlo: t.monte_carlo,
             verdict: CheckVerdict::NotGated,
         });
-    }
-    if !underpowered.is_empty() {
-        let gated = checks.iter().filter(|c| c.tolerance.is_some()).count();
-        warnings.push(format!(
-            "the gold set is too small to enforce {} of {gated} tolerances: the smallest drop it detects at 80% power (mde) exceeds the tolerance for {}",
-            underpowered.len(),
-            underpowered.join("; ")
-        ));
     }
     checks
 }
 
-/// The multiplicity correction across the retriever's gated checks, for
-/// drops and for rises alike; a check that is not gated keeps its own p.
+/// Largest B a borderline re-test goes to.
+pub const MAX_RESAMPLES: u32 = 200_000;
+
+/// When a gated decision's corrected p lies within two Monte Carlo standard
+/// errors of alpha, the B to re-test with (ten times more, up to
+/// [`MAX_RESAMPLES`]); the seed stays, so the re-test is deterministic too.
+fn borderline_resamples(checks: &[Check], settings: &GateSettings) -> Option<u32> {
+    if settings.decision == Decision::Threshold || settings.resamples >= MAX_RESAMPLES {
+        return None;
+    }
+    let b = f64::from(settings.resamples.max(1));
+    let borderline = checks.iter().any(|c| {
+        let (p, pa) = (c.cmp.p_value, c.cmp.p_adjusted);
+        if c.tolerance.is_none() || !c.monte_carlo || !(p > 0.0 && pa.is_finite()) {
+            return false;
+        }
+        let mult = pa / p;
+        let p_near = (settings.alpha / mult).min(1.0);
+        let se = mult * (p_near * (1.0 - p_near) / b).sqrt();
+        (pa - settings.alpha).abs() < 2.0 * se
+    });
+    borderline.then(|| settings.resamples.saturating_mul(10).min(MAX_RESAMPLES))
+}
+
+/// One warning, not one per check, when the gold set is too small for the
+/// tolerances (details per check in the report's JSON), and for the modes
+/// that fail unchanged retrievers, how often they would.
+fn warn_power(checks: &[Check], settings: &GateSettings, warnings: &mut Vec<String>) {
+    let gated: Vec<&Check> = checks.iter().filter(|c| c.tolerance.is_some()).collect();
+    let weak: Vec<&&Check> = gated.iter().filter(|c| !c.power.enforceable).collect();
+    if weak.is_empty() {
+        return;
+    }
+    let worst = weak
+        .iter()
+        .filter_map(|c| c.power.queries_needed.map(|n| (n, *c)))
+        .max_by_key(|(n, _)| *n);
+    let need = worst
+        .map(|(n, c)| {
+            format!(
+                "; {} on {} would need about {n} queries (it has {})",
+                c.cmp.metric, c.cmp.stratum, c.cmp.n
+            )
+        })
+        .unwrap_or_default();
+    match settings.decision {
+        Decision::ConfidentDrop | Decision::SignificantDrop => warnings.push(format!(
+            "{} of {} checks cannot enforce their tolerance with this gold set: a drop of twice the tolerance would pass more than 20% of the time (mde column){need}; add queries or widen those tolerances",
+            weak.len(),
+            gated.len()
+        )),
+        Decision::NonInferiority | Decision::Threshold => {
+            let fails: Vec<f64> = gated.iter().filter_map(|c| c.power.unchanged_fails).collect();
+            let family = 1.0 - fails.iter().map(|p| 1.0 - p).product::<f64>();
+            warnings.push(format!(
+                "{}: an unchanged retriever would fail about {:.0}% of the time with this gold set ({} of {} checks too noisy for their tolerance){need}; add queries, widen the tolerances, or use confident-drop",
+                settings.decision.name(),
+                100.0 * family,
+                weak.len(),
+                gated.len()
+            ));
+        }
+    }
+}
+
+/// Names the scopes so small that no result can fail (or, under
+/// non-inferiority, pass) them: the exact sign-flip p of n equal losses is
+/// 2^-n, which must be below the corrected level.
+fn warn_too_small(checks: &[Check], settings: &GateSettings, warnings: &mut Vec<String>) {
+    if settings.decision == Decision::Threshold {
+        return;
+    }
+    let m = checks.iter().filter(|c| c.tolerance.is_some()).count();
+    let alpha_m = corrected_alpha(settings, m);
+    let mut small: Vec<String> = Vec::new();
+    for c in checks
+        .iter()
+        .filter(|c| c.tolerance.is_some() && c.test != TestKind::Bootstrap)
+    {
+        let p_min = 0.5f64.powi(i32::try_from(c.cmp.n).unwrap_or(i32::MAX));
+        let name = format!(
+            "{} ({} quer{})",
+            c.cmp.stratum,
+            c.cmp.n,
+            if c.cmp.n == 1 { "y" } else { "ies" }
+        );
+        if p_min >= alpha_m && !small.contains(&name) {
+            small.push(name);
+        }
+    }
+    if small.is_empty() {
+        return;
+    }
+    let need = (1.0 / alpha_m).log2().floor() as usize + 1;
+    let effect = if settings.decision == Decision::NonInferiority {
+        "its checks fail whatever the results"
+    } else {
+        "its checks can never fail"
+    };
+    warnings.push(format!(
+        "too small to gate at all: {}: even a drop on every query cannot reach p < {:.4} (alpha over {m} checks), so {effect}; give each at least {need} queries, or gate it in the overall check only",
+        small.join(", "),
+        alpha_m
+    ));
+}
+
+/// The multiplicity correction across the retriever's gated checks, for the
+/// decision's p and for rises alike; a check that is not gated has no
+/// corrected p (NaN, `null` in JSON).
 fn correct(checks: &mut [Check], correction: Correction) {
     let gated: Vec<usize> = (0..checks.len())
         .filter(|&i| checks[i].tolerance.is_some())
         .collect();
-    let p_drop: Vec<f64> = gated.iter().map(|&i| checks[i].cmp.p_value).collect();
+    let p: Vec<f64> = gated.iter().map(|&i| checks[i].cmp.p_value).collect();
     let p_rise: Vec<f64> = gated.iter().map(|&i| checks[i].p_rise).collect();
-    let adj_drop = adjust(&p_drop, correction);
+    let adj = adjust(&p, correction);
     let adj_rise = adjust(&p_rise, correction);
     for (k, &i) in gated.iter().enumerate() {
-        checks[i].cmp.p_adjusted = adj_drop[k];
+        checks[i].cmp.p_adjusted = adj[k];
         checks[i].p_rise_adjusted = adj_rise[k];
-    }
-    for c in checks.iter_mut().filter(|c| c.tolerance.is_none()) {
-        c.cmp.p_adjusted = c.cmp.p_value;
     }
 }
 
 /// Each gated check's verdict under the decision rule of SPEC "Gate rules".
+/// A rise is "improved" on its corrected one-sided p.
 fn decide(checks: &mut [Check], settings: &GateSettings) {
     for c in checks.iter_mut() {
         let Some(tol) = c.tolerance else {
             continue;
         };
         let drop = -c.cmp.delta;
+        let significant = c.cmp.p_adjusted < settings.alpha;
         let fail = match settings.decision {
-            Decision::SignificantDrop => drop > tol && c.cmp.p_adjusted < settings.alpha,
-            Decision::ConfidentDrop => c.upper_bound < -tol,
-            Decision::NonInferiority => c.lower_bound <= -tol,
+            Decision::ConfidentDrop => significant,
+            Decision::SignificantDrop => drop > tol && significant,
+            Decision::NonInferiority => !significant,
             Decision::Threshold => drop > tol,
         };
         c.verdict = if fail {
@@ -578,8 +1059,8 @@ fn decide(checks: &mut [Check], settings: &GateSettings) {
 }
 
 /// Queries that a gated metric found (value > 0) in the baseline and lost,
-/// in stratum order, and how many the baseline missed on every gated metric
-/// and the current run finds.
+/// in stratum order, and, defined the same way the other way round, how
+/// many queries some gated metric missed in the baseline and now finds.
 fn flips(
     prep: &Prepared,
     settings: &GateSettings,
@@ -596,16 +1077,14 @@ fn flips(
     let mut gained = 0;
     for &q in paired_idx {
         let mut lost = Vec::new();
-        let mut any_base = false;
-        let mut any_cur = false;
+        let mut won = false;
         for &m in &gated_metrics {
             let bv = paired.values[m].as_ref().map_or(0.0, |v| v[q]);
             let cv = cur.scores.values[m][q];
-            any_base |= bv > 0.0;
-            any_cur |= cv > 0.0;
             if bv > 0.0 && cv == 0.0 {
                 lost.push(metrics[m].name());
             }
+            won |= bv == 0.0 && cv > 0.0;
         }
         if !lost.is_empty() {
             flips.push(Flip {
@@ -615,7 +1094,7 @@ fn flips(
                 lost,
             });
         }
-        if !any_base && any_cur {
+        if won {
             gained += 1;
         }
     }

@@ -63,7 +63,9 @@ fn seed_example_json_carries_spec_keys_and_values() {
         for k in SPEC_KEYS {
             assert!(c.get(k).is_some(), "{k} missing in {c}");
         }
-        assert_eq!(c["test"], "bootstrap");
+        // Five queries: below the small-scope size, the exact sign-flip
+        // test replaces the bootstrap, and the row says so.
+        assert_eq!(c["test"], "randomization");
         assert_eq!(c["verdict"], "not-gated");
     }
     let h = row(&v, "hit_rate@1");
@@ -75,8 +77,10 @@ fn seed_example_json_carries_spec_keys_and_values() {
         (Some(3), Some(1), Some(1))
     );
     assert!(h["ci_low"].as_f64().unwrap() <= 0.4 && 0.4 <= h["ci_high"].as_f64().unwrap());
+    // Deltas +1, +1, +1, -1, 0: of the 16 sign patterns of the four
+    // non-zero ones, 10 have |sum| >= 2 (sums 4, 2 x4, -2 x4, -4).
     let p = h["p_value"].as_f64().unwrap();
-    assert!(p > 0.0 && p <= 1.0);
+    assert_eq!(p, 10.0 / 16.0);
     assert!(h["p_adjusted"].as_f64().unwrap() >= p);
 }
 
@@ -94,7 +98,13 @@ fn every_test_and_alternative() {
     let runs = ["trec_eval/results.test", "trec_eval/results.trunc"];
     for test in ["bootstrap", "t-test", "randomization"] {
         let v = json(&["--test", test, "-m", "map,P@10"], &runs, "trec_eval/qrels.test");
-        assert_eq!(row(&v, "map")["test"], test);
+        // Three queries: the bootstrap gives way to the exact sign-flip test.
+        let ran = if test == "bootstrap" {
+            "randomization"
+        } else {
+            test
+        };
+        assert_eq!(row(&v, "map")["test"], ran);
         assert_eq!(v["settings"]["test"], test);
     }
     // results.trunc lost query 302 entirely: map fell.

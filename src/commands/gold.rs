@@ -7,15 +7,14 @@ use serde_json::json;
 
 use crate::baseline::Store;
 use crate::cli::{Global, GoldCommand, GoldPick};
-use crate::config::{Config, StrataSel};
+use crate::config::Config;
 use crate::diag::{count, name_some};
 use crate::fsutil::emit;
-use crate::gate::POWER;
+use crate::gate;
 use crate::gold::GoldSet;
 use crate::judge::is_relevant;
 use crate::report::table::{f4, Table};
 use crate::report::Format;
-use crate::stats;
 
 /// Strata smaller than this cannot carry a per-stratum test worth having.
 const SMALL_STRATUM: usize = 10;
@@ -203,14 +202,15 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
     }
     let mix: Vec<String> = grade_mix.iter().map(|(g, n)| format!("grade {g}: {n}")).collect();
 
-    // Minimum detectable drop per rule, from each baseline's per-query spread.
+    // Minimum detectable drop per gated check, as the gate computes it for
+    // an unchanged run (the library's baseline_power), so the two agree.
     let mut mde = Table::new(
         [
             "retriever",
             "metric",
             "stratum",
             "n",
-            "sd",
+            "se",
             "mde",
             "tolerance",
             "enough queries?",
@@ -227,74 +227,37 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
         None => mde_note = "no config: the minimum detectable drop needs the rules and a baseline".into(),
         Some(c) => {
             let store = Store::new(&c.baselines);
-            let alpha = c.gate.alpha;
             for r in &c.retrievers {
                 let Some(b) = store.load(&r.name)? else {
                     mde_note += &format!("`{}` has no baseline yet; ", r.name);
                     continue;
                 };
-                let by_id: HashMap<&str, usize> = b
-                    .queries
-                    .iter()
-                    .enumerate()
-                    .map(|(i, q)| (q.id.as_str(), i))
-                    .collect();
-                for rule in &c.gate.rules {
-                    let Some(mi) = b.metric_index(&rule.metric) else {
-                        continue;
+                for p in gate::baseline_power(&gold, &c.gate, &b) {
+                    let w = &p.power;
+                    let enough = if w.spread == gate::Spread::Floor {
+                        "unknown: no spread yet (mde is the floor the query count sets)".to_string()
+                    } else if w.enforceable {
+                        "yes".to_string()
+                    } else {
+                        w.queries_needed
+                            .map_or("no".into(), |n| format!("no: ~{n} queries"))
                     };
-                    let wanted: Vec<&(String, Vec<usize>)> = scopes
-                        .iter()
-                        .enumerate()
-                        .filter(|(si, (name, _))| match &rule.strata {
-                            StrataSel::All => true,
-                            StrataSel::Overall => *si == 0,
-                            StrataSel::List(l) => l.iter().any(|s| s == name || (*si == 0 && s == "overall")),
-                        })
-                        .map(|(_, s)| s)
-                        .collect();
-                    for (name, idx) in wanted {
-                        let vals: Vec<f64> = idx
-                            .iter()
-                            .filter_map(|&i| {
-                                by_id
-                                    .get(gold.queries[i].id.as_str())
-                                    .map(|&s| b.queries[s].values[mi])
-                            })
-                            .collect();
-                        if vals.len() < 2 {
-                            continue;
-                        }
-                        // The paired sd is unknown before a candidate exists;
-                        // with a run-to-run correlation of 0.5 it equals the
-                        // per-query sd, a middle-of-the-road assumption.
-                        let sd = stats::sample_sd(&vals);
-                        let d = stats::min_detectable_drop(sd, vals.len(), alpha, POWER);
-                        let tol = rule.tolerance.resolve(stats::mean(&vals));
-                        let need = stats::queries_needed(sd, tol, alpha, POWER);
-                        let enough = if sd == 0.0 {
-                            // Every query scores the same: no spread to learn from.
-                            "unknown: no spread yet".to_string()
-                        } else if d <= tol {
-                            "yes".to_string()
-                        } else {
-                            need.map_or("no".into(), |n| format!("no: ~{n} queries"))
-                        };
-                        mde.push(vec![
-                            r.name.clone(),
-                            rule.metric.name(),
-                            name.clone(),
-                            vals.len().to_string(),
-                            f4(sd),
-                            f4(d),
-                            f4(tol),
-                            enough.clone(),
-                        ]);
-                        mde_json.push(
-                            json!({"retriever": r.name, "metric": rule.metric.name(), "stratum": name,
-                            "n": vals.len(), "sd": sd, "mde": d, "tolerance": tol, "queries_needed": need}),
-                        );
-                    }
+                    mde.push(vec![
+                        r.name.clone(),
+                        p.metric.name(),
+                        p.stratum.clone(),
+                        p.n.to_string(),
+                        if w.se.is_finite() { f4(w.se) } else { "-".into() },
+                        w.mde.map_or("-".into(), |m| format!("{m:.3}")),
+                        f4(p.tolerance),
+                        enough,
+                    ]);
+                    mde_json.push(json!({"retriever": r.name, "metric": p.metric.name(), "stratum": p.stratum,
+                        "n": p.n, "se": crate::report::num(w.se), "spread": w.spread.name(),
+                        "mde": w.mde.map_or(serde_json::Value::Null, crate::report::num),
+                        "tolerance": p.tolerance, "enforceable": w.enforceable,
+                        "queries_needed": w.queries_needed,
+                        "unchanged_fails": w.unchanged_fails.map_or(serde_json::Value::Null, crate::report::num)}));
                 }
             }
         }
@@ -320,7 +283,8 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             s += &format!("\nlabels by grade: {}\n", mix.join(", "));
             if !mde.rows.is_empty() {
                 s += &format!(
-                    "\nsmallest drop each rule can detect (80% power, one-sided alpha {}):\n",
+                    "\nsmallest drop each gated check fails with 80% probability ({}, alpha {} over the gated checks; enough: a drop of twice the tolerance is caught):\n",
+                    config.as_ref().map_or("confident-drop", |c| c.gate.decision.name()),
                     config.as_ref().map_or(0.05, |c| c.gate.alpha)
                 );
                 s += &mde.text();

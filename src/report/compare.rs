@@ -177,7 +177,7 @@ impl CompareView<'_> {
                     r.wins.to_string(),
                     r.ties.to_string(),
                     r.losses.to_string(),
-                    self.settings.test.name().to_string(),
+                    r.test.name().to_string(),
                     self.settings.resamples.to_string(),
                     self.settings.seed.to_string(),
                 ]);
@@ -207,7 +207,7 @@ impl CompareView<'_> {
                 let checks: Vec<Value> = rows
                     .iter()
                     .map(|c| {
-                        let mut o = super::check_row(&c.cmp, s.test.name(), "not-gated");
+                        let mut o = super::check_row(&c.cmp, c.test.name(), "not-gated");
                         o.insert("significant".into(), json!(c.cmp.p_adjusted < s.alpha));
                         o.insert("lower_bound".into(), super::num(c.lower_bound));
                         o.insert("upper_bound".into(), super::num(c.upper_bound));

@@ -13,8 +13,9 @@
 use serde_json::{json, Value};
 
 use super::num;
-use super::table::{f4, pfmt, short_commit, signed4, Table};
-use crate::gate::{Check, CheckVerdict, GateOutcome, RetrieverOutcome, Verdict};
+use super::table::{f4, short_commit, signed4, Table};
+use crate::config::Decision;
+use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
 use crate::report::Format;
 
 pub struct GateView<'a> {
@@ -96,34 +97,126 @@ impl GateView<'_> {
             }
             return s;
         }
-        let worst = fails
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} on {} fell {:.4} (p_adj {})",
-                    c.cmp.metric,
-                    c.cmp.stratum,
-                    -c.cmp.delta,
-                    pfmt(c.cmp.p_adjusted)
-                )
-            })
-            .collect::<Vec<_>>();
+        let reasons: Vec<String> = fails.iter().map(|c| self.reason(c, r)).collect();
         format!(
             "{} check{} failed: {}",
             fails.len(),
             if fails.len() == 1 { "" } else { "s" },
-            worst.join("; ")
+            reasons.join("; ")
         )
     }
 
+    /// Why a check failed, in words, with the number the rule used.
+    pub fn reason(&self, c: &Check, r: &RetrieverOutcome) -> String {
+        let s = &self.outcome.settings;
+        let tol = c.tolerance.unwrap_or(0.0);
+        let drop = -c.cmp.delta;
+        let what = format!("{} on {}", c.cmp.metric, c.cmp.stratum);
+        let p = self.p_text(c.cmp.p_adjusted, c, r);
+        match s.decision {
+            Decision::ConfidentDrop if tol > 0.0 => format!(
+                "{what} dropped {}, more than the {} allowed: p_adj {p} (one-sided, H0 drop <= {})",
+                short(drop),
+                short(tol),
+                short(tol)
+            ),
+            Decision::ConfidentDrop | Decision::SignificantDrop => {
+                let allowed = if tol > 0.0 {
+                    format!(", more than the {} allowed,", short(tol))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{what} dropped {}{allowed} and significantly: p_adj {p} (one-sided, H0 drop <= 0)",
+                    short(drop)
+                )
+            }
+            Decision::NonInferiority => format!(
+                "{what} not shown to be within {} of the baseline: delta {}, lower bound {} at {} (p_adj {p}, one-sided, H0 drop >= {})",
+                short(tol),
+                signed_short(c.cmp.delta),
+                signed_short(c.lower_bound),
+                level(c.bound_level),
+                short(tol)
+            ),
+            Decision::Threshold => format!(
+                "{what} dropped {}, more than the {} allowed (threshold: no test)",
+                short(drop),
+                short(tol)
+            ),
+        }
+    }
+
+    /// A p-value to the digits its resamples support: about three decimals
+    /// at B = 10,000 (Monte Carlo error 0.002 near 0.05), four for exact
+    /// tests.
+    fn p_text(&self, p: f64, c: &Check, r: &RetrieverOutcome) -> String {
+        if p.is_nan() {
+            return "-".into();
+        }
+        let digits = if c.monte_carlo { mc_digits(r.resamples) } else { 4 };
+        let floor = 10f64.powi(-(digits as i32));
+        if p < floor {
+            format!("<{floor:.digits$}")
+        } else {
+            format!("{p:.digits$}")
+        }
+    }
+
+    /// The bound column: what the rule used, at the level it used.
+    fn bound_header(&self, r: &RetrieverOutcome) -> String {
+        let lvl = r
+            .checks
+            .first()
+            .map_or(1.0 - self.outcome.settings.alpha, |c| c.bound_level);
+        match self.outcome.settings.decision {
+            Decision::ConfidentDrop | Decision::SignificantDrop => format!("upper {}", level(lvl)),
+            Decision::NonInferiority => format!("lower {}", level(lvl)),
+            Decision::Threshold => format!("{} CI", level(1.0 - self.outcome.settings.alpha)),
+        }
+    }
+
     fn check_table(&self, r: &RetrieverOutcome) -> Table {
-        let level = format!("{:.0}% CI", (1.0 - self.outcome.settings.alpha) * 100.0);
+        let bound = self.bound_header(r);
         let headers = [
-            "metric", "stratum", "n", "baseline", "current", "delta", &level, "p", "p_adj", "mde", "verdict",
+            "metric",
+            "stratum",
+            "n",
+            "baseline",
+            "current",
+            "delta",
+            &bound,
+            "p (1-sided)",
+            "p_adj",
+            "mde",
+            "verdict",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
         t.align[10] = super::table::Align::Left;
+        let decision = self.outcome.settings.decision;
         for c in &r.checks {
+            let d = if c.monte_carlo { 3 } else { 4 };
+            let b = |v: f64| {
+                if v.is_finite() {
+                    let s = format!("{v:+.d$}");
+                    if v == 0.0
+                        || s.trim_start_matches(['+', '-'])
+                            .chars()
+                            .all(|ch| ch == '0' || ch == '.')
+                    {
+                        format!("{:.d$}", 0.0)
+                    } else {
+                        s
+                    }
+                } else {
+                    "-".into()
+                }
+            };
+            let bound = match decision {
+                Decision::ConfidentDrop | Decision::SignificantDrop => b(c.upper_bound),
+                Decision::NonInferiority => b(c.lower_bound),
+                Decision::Threshold => format!("[{}, {}]", b(c.cmp.ci_low), b(c.cmp.ci_high)),
+            };
             t.push(vec![
                 c.cmp.metric.name(),
                 c.cmp.stratum.clone(),
@@ -131,14 +224,10 @@ impl GateView<'_> {
                 f4(c.cmp.baseline),
                 f4(c.cmp.current),
                 signed4(c.cmp.delta),
-                format!("[{}, {}]", signed4(c.cmp.ci_low), signed4(c.cmp.ci_high)),
-                pfmt(c.cmp.p_value),
-                if c.tolerance.is_some() {
-                    pfmt(c.cmp.p_adjusted)
-                } else {
-                    "-".into()
-                },
-                f4(c.mde),
+                bound,
+                self.p_text(c.cmp.p_value, c, r),
+                self.p_text(c.cmp.p_adjusted, c, r),
+                c.mde().map_or("-".into(), |m| format!("{m:.3}")),
                 c.verdict.name().to_string(),
             ]);
         }
@@ -189,11 +278,11 @@ impl GateView<'_> {
             .filter(|c| c.verdict == CheckVerdict::Improved)
             .map(|c| {
                 format!(
-                    "{} on {} {} (p_adj {})",
+                    "{} on {} {} (p_adj {}, one-sided)",
                     c.cmp.metric,
                     c.cmp.stratum,
                     signed4(c.cmp.delta),
-                    pfmt(c.p_rise_adjusted)
+                    self.p_text(c.p_rise_adjusted, c, r)
                 )
             })
             .collect();
@@ -347,9 +436,9 @@ impl GateView<'_> {
                 row.extend(super::row_cells(&c.cmp));
                 row.extend([
                     c.tolerance.map(super::csv_num).unwrap_or_default(),
-                    super::csv_num(c.mde),
+                    c.mde().map(super::csv_num).unwrap_or_default(),
                     c.test.name().to_string(),
-                    self.outcome.settings.resamples.to_string(),
+                    r.resamples.to_string(),
                     self.outcome.settings.seed.to_string(),
                     c.verdict.name().to_string(),
                 ]);
@@ -381,13 +470,10 @@ impl GateView<'_> {
                 if c.verdict == CheckVerdict::Fail {
                     failures += 1;
                     body += &format!(
-                        "      <failure message=\"{} on {} fell {:.4} (baseline {:.4}, current {:.4}, p_adj {})\"/>\n",
-                        esc(&c.cmp.metric.name()),
-                        esc(&c.cmp.stratum),
-                        -c.cmp.delta,
+                        "      <failure message=\"{} (baseline {:.4}, current {:.4})\"/>\n",
+                        esc(&self.reason(c, r)),
                         c.cmp.baseline,
                         c.cmp.current,
-                        pfmt(c.cmp.p_adjusted)
                     );
                 }
                 body += "    </testcase>\n";
@@ -417,9 +503,25 @@ impl GateView<'_> {
                             c.verdict.name(),
                         );
                         o.insert("tolerance".into(), c.tolerance.map_or(Value::Null, num));
-                        o.insert("mde".into(), num(c.mde));
+                        o.insert("mde".into(), c.mde().map_or(Value::Null, num));
+                        o.insert("mde_spread".into(), json!(c.power.spread.name()));
+                        o.insert("enforceable".into(), json!(c.power.enforceable));
+                        o.insert("queries_needed".into(), json!(c.power.queries_needed));
+                        o.insert("unchanged_fails".into(), c.power.unchanged_fails.map_or(Value::Null, num));
+                        o.insert("h0".into(), json!(match c.hypothesis {
+                            Hypothesis::DropAtMost(t) => format!("drop <= {t}"),
+                            Hypothesis::DropAtLeast(t) => format!("drop >= {t}"),
+                        }));
                         o.insert("lower_bound".into(), num(c.lower_bound));
                         o.insert("upper_bound".into(), num(c.upper_bound));
+                        o.insert("bound_level".into(), num(c.bound_level));
+                        o.insert("p_drop".into(), num(c.p_drop));
+                        o.insert("p_rise".into(), num(c.p_rise));
+                        o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
+                        o.insert("monte_carlo".into(), json!(c.monte_carlo));
+                        if c.verdict == CheckVerdict::Fail {
+                            o.insert("reason".into(), json!(self.reason(c, r)));
+                        }
                         Value::Object(o)
                     })
                     .collect();
@@ -432,6 +534,7 @@ impl GateView<'_> {
                     "name": r.name,
                     "verdict": r.verdict().name(),
                     "run": r.run,
+                    "resamples": r.resamples,
                     "baseline": r.baseline.as_ref().map(|b| json!({"created_at": b.created_at, "commit": b.commit, "note": b.note})),
                     "checks": checks,
                     "flips": flips,
@@ -457,5 +560,75 @@ impl GateView<'_> {
             "retrievers": retrievers,
             "warnings": o.warnings,
         })
+    }
+}
+
+/// Decimals a Monte Carlo p-value supports with B resamples: its standard
+/// error near 0.05 is sqrt(0.05 * 0.95 / B), 0.002 at B = 10,000, so the
+/// third decimal is the last that means anything there.
+fn mc_digits(b: u32) -> usize {
+    let d = f64::from(b.max(1)).log10().floor() as i64 - 1;
+    d.clamp(2, 4) as usize
+}
+
+/// A confidence level as a percentage, to the digit that tells levels apart
+/// (95%, 99.4%, 99.72%).
+fn level(l: f64) -> String {
+    let pct = 100.0 * l;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else if format!("{pct:.1}") != "100.0" {
+        format!("{pct:.1}%")
+    } else {
+        format!("{pct:.2}%")
+    }
+}
+
+/// Three decimals with trailing zeros dropped: 0.062, 0.02, 0.1.
+fn short(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+fn signed_short(v: f64) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "-".into()
+        } else if v > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let s = short(v);
+    if s.starts_with('-') || s == "0" {
+        s
+    } else {
+        format!("+{s}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_helpers() {
+        assert_eq!(mc_digits(10_000), 3);
+        assert_eq!(mc_digits(1_000), 2);
+        assert_eq!(mc_digits(100_000), 4);
+        assert_eq!(mc_digits(200), 2);
+        assert_eq!(level(0.95), "95%");
+        assert_eq!(level(1.0 - 0.05 / 9.0), "99.4%");
+        assert_eq!(short(0.0622), "0.062");
+        assert_eq!(short(0.02), "0.02");
+        assert_eq!(short(-0.0001), "0");
+        assert_eq!(signed_short(-0.035), "-0.035");
+        assert_eq!(signed_short(0.01), "+0.01");
     }
 }

@@ -53,9 +53,9 @@
 //!   non-finite score an input error); this only keeps a bug from panicking.
 //! - `alpha` outside the open interval (0, 1): p-values are computed as usual,
 //!   the interval fields are NaN.
-//! - Zero variance: all deltas 0 gives p = 1 exactly; all deltas equal to the
-//!   same non-zero value is treated as overwhelming evidence in that direction
-//!   (see [`t_test`]).
+//! - Zero variance: all deltas 0 gives p = 1 exactly; n deltas equal to the
+//!   same non-zero value give the exact sign-flip p, 2^-n (see [`t_test`]):
+//!   two equal losses are never significant.
 //!
 //! # References
 //! - B. Efron, R. J. Tibshirani (1993). *An Introduction to the Bootstrap*.
@@ -89,7 +89,7 @@ use rand_chacha::ChaCha8Rng;
 
 pub use bootstrap::{bootstrap, try_bootstrap, BootstrapSettings};
 pub use correction::{bonferroni, holm};
-pub use power::{min_detectable_drop, queries_needed, z_quantile};
+pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};
 pub use ttest::t_test;

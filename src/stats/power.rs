@@ -17,6 +17,17 @@ pub fn z_quantile(p: f64) -> f64 {
     }
 }
 
+/// Standard normal distribution function; NaN for NaN.
+pub fn normal_cdf(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    match Normal::new(0.0, 1.0) {
+        Ok(n) => n.cdf(x),
+        Err(_) => f64::NAN,
+    }
+}
+
 /// `z_{1-alpha} + z_power`, or None when either level is outside (0, 1).
 /// Negative when power < alpha, which asks for less than chance and is
 /// treated as "any sample size will do".

@@ -16,9 +16,12 @@ use super::{alpha_is_usable, mean, sample_sd, TestOutcome};
 /// - Zero variance with mean 0 (identical runs): p = 1 and the interval is
 ///   the point 0.
 /// - Zero variance with a non-zero mean (every query moved by the same amount):
-///   t is infinite, so the p-value in the direction of the move is exactly 0,
-///   the opposite one-sided p is 1, the two-sided p is 0, and the interval is
-///   the point `mean_delta`.
+///   t is infinite and says nothing about chance, so the p-values are the
+///   exact sign-flip test's: 2^-n in the direction of the move (two equal
+///   losses give 0.25, never 0), 1 the other way, twice the smaller
+///   two-sided. The interval is that test inverted: the point `mean_delta`
+///   where 2^-n is below the interval's tail level, unbounded where n is too
+///   small to exclude anything.
 /// - Non-finite deltas: see the module docs (p = 1, NaN interval).
 pub fn t_test(deltas: &[f64], alpha: f64) -> TestOutcome {
     t_outcome(deltas, alpha).checked_alpha(alpha)
@@ -41,7 +44,7 @@ fn t_outcome(deltas: &[f64], alpha: f64) -> TestOutcome {
         return TestOutcome::undefined(m);
     }
     if sd == 0.0 {
-        zero_variance(m)
+        zero_variance(m, n, alpha)
     } else {
         let Ok(dist) = StudentsT::new(0.0, 1.0, (n - 1) as f64) else {
             return TestOutcome::undefined(m);
@@ -68,23 +71,42 @@ fn t_outcome(deltas: &[f64], alpha: f64) -> TestOutcome {
     }
 }
 
-fn zero_variance(m: f64) -> TestOutcome {
-    let (p_less, p_greater, p_two_sided) = if m == 0.0 {
-        (1.0, 1.0, 1.0)
-    } else if m < 0.0 {
-        (0.0, 1.0, 0.0)
-    } else {
-        (1.0, 0.0, 0.0)
+fn zero_variance(m: f64, n: usize, alpha: f64) -> TestOutcome {
+    if m == 0.0 {
+        return TestOutcome {
+            p_two_sided: 1.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+            lower_bound: 0.0,
+            upper_bound: 0.0,
+            ..TestOutcome::no_information(0.0)
+        };
+    }
+    // Of the 2^n sign patterns of n equal deltas, one is as extreme in the
+    // observed direction; for n beyond f64's exponent range this is 0.0,
+    // which is then the truth to every printed digit.
+    let tail = 0.5f64.powi(i32::try_from(n).unwrap_or(i32::MAX));
+    let (p_less, p_greater) = if m < 0.0 { (tail, 1.0) } else { (1.0, tail) };
+    // Inverting the test: any shift other than m leaves n equal non-zero
+    // deltas, rejected at level a iff 2^-n <= a.
+    let bound = |a: f64| {
+        if tail <= a {
+            (m, m)
+        } else {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        }
     };
+    let (ci_low, ci_high) = bound(alpha / 2.0);
+    let (lower_bound, upper_bound) = bound(alpha);
     TestOutcome {
         mean_delta: m,
         p_less,
         p_greater,
-        p_two_sided,
-        ci_low: m,
-        ci_high: m,
-        lower_bound: m,
-        upper_bound: m,
+        p_two_sided: (2.0 * tail).min(1.0),
+        ci_low,
+        ci_high,
+        lower_bound,
+        upper_bound,
     }
 }
 
@@ -119,13 +141,21 @@ mod tests {
         let same = t_test(&[0.0; 9], 0.05);
         assert_eq!((same.p_less, same.p_greater, same.p_two_sided), (1.0, 1.0, 1.0));
         assert_eq!((same.ci_low, same.ci_high), (0.0, 0.0));
+        // Constant deltas: the exact sign-flip p, 2^-n (1/512 for nine).
         let shifted = t_test(&[-0.1; 9], 0.05);
         assert_eq!(
             (shifted.p_less, shifted.p_greater, shifted.p_two_sided),
-            (0.0, 1.0, 0.0)
+            (1.0 / 512.0, 1.0, 2.0 / 512.0)
         );
+        let m = shifted.mean_delta;
+        assert!((m + 0.1).abs() < 1e-15);
+        assert_eq!((shifted.lower_bound, shifted.upper_bound), (m, m));
         let up = t_test(&[0.2; 3], 0.05);
-        assert_eq!((up.p_less, up.p_greater), (1.0, 0.0));
+        assert_eq!((up.p_less, up.p_greater), (1.0, 0.125));
+        assert!(up.ci_low == f64::NEG_INFINITY && up.upper_bound == f64::INFINITY);
+        // Two equal losses are not significant: p = 1/4.
+        let two = t_test(&[-0.5, -0.5], 0.05);
+        assert_eq!((two.p_less, two.p_two_sided), (0.25, 0.5));
         let nan = t_test(&[0.1, f64::NAN], 0.05);
         assert!(nan.mean_delta.is_nan() && nan.ci_low.is_nan() && nan.p_less == 1.0);
         let inf = t_test(&[0.1, f64::INFINITY], 0.05);
