@@ -559,15 +559,22 @@ fn gold_validate_and_stats() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("identifier-lookup"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("smallest drop each rule can detect"),
+        o.stdout
+            .contains("smallest drop each gated check fails with 80% probability"),
         "{}",
         o.stdout
     );
     let (_, v) = p.json(&["gold", "stats"]);
     let rows = v["min_detectable_drop"].as_array().unwrap();
-    assert!(rows
+    let row = rows
         .iter()
-        .any(|r| r["retriever"] == "hybrid" && r["metric"] == "recall@10" && r["stratum"] == "all"));
+        .find(|r| r["retriever"] == "hybrid" && r["metric"] == "recall@10" && r["stratum"] == "all")
+        .unwrap();
+    // `gold stats` and an unchanged `gate` state the same mde (issue 9).
+    let (_, g) = p.json(&["gate", "hybrid"]);
+    let c = check(retriever(&g, "hybrid"), "recall@10", "all");
+    assert_eq!(row["mde"], c["mde"]);
+    assert!(row["mde"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
