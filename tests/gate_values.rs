@@ -82,6 +82,9 @@ retrievers:
     run: base.json
 gate:
   test: {test}
+  # p_value is then the one-sided p of H0 \"drop <= 0\" (the margin
+  # test, the default, would test against each tolerance).
+  decision: significant-drop
   rules:
     - metric: mrr
       max_drop: 0.5
