@@ -278,6 +278,110 @@ pub enum GoldCommand {
     Validate(GoldPick),
     /// Strata sizes, labels, grades, and the smallest drop each rule can detect
     Stats(GoldPick),
+    /// Sample real queries from a log, stratified (JSONL queries on stdout)
+    Sample(SampleArgs),
+    /// Pool the top candidates of several runs into a labeling sheet
+    Pool(PoolArgs),
+    /// Label a sheet in the terminal: 0-3 grade, s skip, u undo, n/p move, q quit
+    Label(LabelArgs),
+    /// Let a command (e.g. a model) suggest grades for the rows no person graded
+    Suggest(SuggestArgs),
+    /// Merge a sheet's verified labels into a gold set, with provenance
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("size").required(true).args(["per_stratum", "total"])))]
+pub struct SampleArgs {
+    /// The query log: JSONL objects, or CSV with a header
+    #[arg(long, value_name = "FILE")]
+    pub log: PathBuf,
+    /// Up to N distinct queries from every stratum
+    #[arg(long, value_name = "N")]
+    pub per_stratum: Option<usize>,
+    /// N distinct queries in all, split across strata in proportion
+    #[arg(long, value_name = "N")]
+    pub total: Option<usize>,
+    /// The field (or column) holding the stratum; rows without one are "default"
+    #[arg(long, default_value = "stratum", value_name = "F")]
+    pub stratum_field: String,
+    /// The field (or column) holding the query text
+    #[arg(long, default_value = "text", value_name = "F")]
+    pub text_field: String,
+    /// Seed of the sample: the same seed gives the same sample everywhere
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct PoolArgs {
+    /// The queries: `gold sample`'s output, or any gold set
+    #[arg(long, value_name = "FILE")]
+    pub queries: PathBuf,
+    /// A run to pool from (repeat for each retriever)
+    #[arg(long = "run", required = true, value_name = "FILE")]
+    pub runs: Vec<PathBuf>,
+    /// How many of each run's top results to pool per query
+    #[arg(long, value_name = "K")]
+    pub depth: u32,
+    /// Chunk texts for the labeler: JSONL {"id", "text"}
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
+    /// A gold set whose labels pre-fill the sheet
+    #[arg(long = "gold", value_name = "FILE")]
+    pub gold_set: Option<PathBuf>,
+    /// Seed of the candidates' order within a query
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// The labeling sheet (JSONL, or .csv); saved after every grade
+    #[arg(value_name = "SHEET")]
+    pub sheet: PathBuf,
+    /// Your name, recorded with each grade [default: $USER]
+    #[arg(long, value_name = "NAME")]
+    pub labeler: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SuggestArgs {
+    /// The labeling sheet
+    #[arg(value_name = "SHEET")]
+    pub sheet: PathBuf,
+    /// The program and its arguments (no shell): reads {"query_id", "query",
+    /// "chunk_id", "text"} lines, writes {"query_id", "chunk_id", "grade"} lines
+    #[arg(long, required = true, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// The name its grades are recorded under [default: the program's name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Stop the command after this many seconds
+    #[arg(long, default_value_t = 3600, value_name = "S")]
+    pub timeout_s: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PreferArg {
+    Sheet,
+    Gold,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The labeling sheet
+    #[arg(value_name = "SHEET")]
+    pub sheet: PathBuf,
+    /// The gold set to merge into (YAML, JSON or JSONL); created when missing
+    #[arg(long, value_name = "GOLD")]
+    pub into: PathBuf,
+    /// Also import model suggestions no person has verified
+    #[arg(long)]
+    pub accept_unverified: bool,
+    /// Which side wins a conflict (default: none; conflicts write nothing, exit 1)
+    #[arg(long, value_enum, value_name = "SIDE")]
+    pub prefer: Option<PreferArg>,
 }
 
 #[derive(Debug, Args)]
@@ -285,6 +389,15 @@ pub struct GoldPick {
     /// Gold set to read (default: the config's)
     #[arg(long, value_name = "FILE")]
     pub gold: Option<PathBuf>,
+    /// A query log (JSONL or CSV) to compare the gold set's strata mix with
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// The log's stratum field
+    #[arg(long, default_value = "stratum", value_name = "F")]
+    pub stratum_field: String,
+    /// The log's text field
+    #[arg(long, default_value = "text", value_name = "F")]
+    pub text_field: String,
     /// Strata for TREC qrels
     #[arg(long, value_name = "FILE")]
     pub strata: Option<PathBuf>,

@@ -356,6 +356,11 @@ struct NativeQuery {
     stratum: Option<String>,
     #[serde(default)]
     relevant: Option<Relevant>,
+    /// Who gave each label ([`crate::goldbuild::provenance`]); metrics
+    /// ignore it.
+    #[serde(default)]
+    #[allow(dead_code)]
+    provenance: Option<de::IgnoredAny>,
 }
 
 /// An id written as a string or a bare integer (YAML reads `id: 301` as one).

@@ -13,6 +13,7 @@
 //! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
 //! | reports | [`report`] | render the views they are given; decide nothing |
 //! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
+//! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`config`] | baselines on disk; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`] | the gold set and label lookups |
@@ -54,6 +55,7 @@ pub mod eval;
 pub mod fsutil;
 pub mod gate;
 pub mod gold;
+pub mod goldbuild;
 pub mod judge;
 pub mod metrics;
 pub mod prepared;

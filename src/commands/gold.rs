@@ -23,6 +23,11 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
     match cmd {
         GoldCommand::Validate(p) => validate(p, global),
         GoldCommand::Stats(p) => gold_stats(p, global),
+        GoldCommand::Sample(a) => super::goldbuild::sample(a, global),
+        GoldCommand::Pool(a) => super::goldbuild::pool(a, global),
+        GoldCommand::Label(a) => super::goldbuild::label(a, global),
+        GoldCommand::Suggest(a) => super::goldbuild::suggest(a, global),
+        GoldCommand::Import(a) => super::goldbuild::import(a, global),
     }
 }
 
@@ -97,6 +102,8 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
             name_some(&untitled, 5)
         ));
     }
+    let (built, built_json) = super::goldbuild::build_notes(&gold, pick)?;
+    notes.extend(built);
     let format = global.format();
     let out = match format {
         Format::Json => {
@@ -104,6 +111,7 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
                 "gold": gold.path.display().to_string(),
                 "queries": gold.len(),
                 "strata": gold.strata,
+                "provenance": built_json,
                 "valid": findings.is_empty(),
                 "findings": findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
                 "notes": notes,
@@ -143,6 +151,7 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
 
 fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
     let (gold, config, level) = load(pick, global)?;
+    let (built, built_json) = super::goldbuild::build_notes(&gold, pick)?;
     let mut t = Table::new(
         [
             "stratum",
@@ -271,6 +280,7 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
                 "strata": gold.strata.iter().zip(gold.stratum_sizes()).map(|(s, n)| json!({"name": s, "queries": n})).collect::<Vec<_>>(),
                 "grades": grade_mix.iter().map(|(g, n)| (g.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
                 "min_detectable_drop": mde_json,
+                "provenance": built_json,
             }))
             .unwrap_or_default()
                 + "\n"
@@ -291,6 +301,9 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             }
             if !mde_note.is_empty() {
                 s += &format!("\nnote: {}\n", mde_note.trim_end_matches("; "));
+            }
+            for n in &built {
+                s += &format!("note: {n}\n");
             }
             s
         }

@@ -7,6 +7,7 @@ pub mod completions;
 pub mod eval;
 pub mod gate;
 pub mod gold;
+pub mod goldbuild;
 pub mod hook;
 pub mod init;
 

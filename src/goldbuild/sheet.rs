@@ -1,0 +1,307 @@
+//! The labeling sheet: one row per (query, candidate chunk), JSONL by
+//! default (SPEC's keys) or CSV with the same columns, so it opens in a
+//! spreadsheet as well as in the terminal labeler.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::excerpt;
+use crate::diag::{input_error, input_error_hint};
+use crate::fsutil::write_atomic;
+
+/// Who gave a grade.
+pub const PERSON: &str = "person";
+pub const MODEL: &str = "model";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SheetRow {
+    pub query_id: String,
+    #[serde(default)]
+    pub query: String,
+    #[serde(default)]
+    pub stratum: String,
+    pub chunk_id: String,
+    /// The chunk's text, when a corpus was given.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `None` until labeled.
+    #[serde(default)]
+    pub grade: Option<i32>,
+    /// [`PERSON`] or [`MODEL`].
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub labeler: Option<String>,
+    /// A person's grade is verified; a model's is not until a person says so.
+    #[serde(default)]
+    pub verified: bool,
+    /// When the grade was given (UTC, RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeled_at: Option<String>,
+}
+
+impl SheetRow {
+    pub fn is_persons(&self) -> bool {
+        self.grade.is_some() && self.source.as_deref() == Some(PERSON)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SheetFormat {
+    Jsonl,
+    Csv,
+}
+
+impl SheetFormat {
+    /// CSV by extension, else JSONL.
+    pub fn of(path: &Path) -> SheetFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("csv") => SheetFormat::Csv,
+            _ => SheetFormat::Jsonl,
+        }
+    }
+}
+
+const COLUMNS: [&str; 10] = [
+    "query_id",
+    "query",
+    "stratum",
+    "chunk_id",
+    "text",
+    "grade",
+    "source",
+    "labeler",
+    "verified",
+    "labeled_at",
+];
+
+/// Reads a sheet; errors name the file and line.
+pub fn read(path: &Path) -> Result<Vec<SheetRow>> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        input_error_hint(
+            path,
+            None,
+            format!("cannot read the labeling sheet: {e}"),
+            "make one with `rgate gold pool`",
+        )
+    })?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        input_error(
+            path,
+            Some(crate::diag::line_of(bytes, e.valid_up_to())),
+            "not valid UTF-8",
+        )
+    })?;
+    match SheetFormat::of(path) {
+        SheetFormat::Jsonl => parse_jsonl(path, text),
+        SheetFormat::Csv => parse_csv(path, text),
+    }
+}
+
+fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let row: SheetRow = serde_json::from_str(t).map_err(|e| {
+            input_error_hint(
+                path,
+                Some(i + 1),
+                format!("not a sheet row: {e}"),
+                "each line is an object with query_id, query, stratum, chunk_id, text, grade, source, labeler, verified",
+            )
+        })?;
+        check(path, Some(i + 1), &row)?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
+    let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let headers = r
+        .headers()
+        .map_err(|e| input_error(path, Some(1), format!("not a CSV sheet: {e}")))?
+        .clone();
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let need = |name: &str| {
+        col(name).ok_or_else(|| {
+            input_error_hint(
+                path,
+                Some(1),
+                format!("the header has no `{name}` column"),
+                format!("a CSV sheet has the columns {}", COLUMNS.join(",")),
+            )
+        })
+    };
+    let (qi, ci) = (need("query_id")?, need("chunk_id")?);
+    let mut rows = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize);
+            input_error(path, line, format!("bad CSV row: {e}"))
+        })?;
+        let line = rec.position().map(|p| p.line() as usize);
+        let get = |name: &str| col(name).and_then(|i| rec.get(i)).unwrap_or("");
+        let opt = |name: &str| Some(get(name).to_string()).filter(|s| !s.is_empty());
+        let grade = match get("grade").trim() {
+            "" => None,
+            g => Some(g.parse::<i32>().map_err(|_| {
+                input_error_hint(
+                    path,
+                    line,
+                    format!("grade `{}` is not an integer", excerpt(g)),
+                    "grades are 0 (not relevant), 1, 2, 3; leave the cell empty when unlabeled",
+                )
+            })?),
+        };
+        let verified = match get("verified").trim().to_ascii_lowercase().as_str() {
+            "" | "false" | "0" | "no" => false,
+            "true" | "1" | "yes" => true,
+            other => {
+                return Err(input_error(
+                    path,
+                    line,
+                    format!("verified `{}` is not true or false", excerpt(other)),
+                ))
+            }
+        };
+        let row = SheetRow {
+            query_id: rec.get(qi).unwrap_or("").to_string(),
+            query: get("query").to_string(),
+            stratum: get("stratum").to_string(),
+            chunk_id: rec.get(ci).unwrap_or("").to_string(),
+            text: opt("text"),
+            grade,
+            source: opt("source"),
+            labeler: opt("labeler"),
+            verified,
+            labeled_at: opt("labeled_at"),
+        };
+        check(path, line, &row)?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn check(path: &Path, line: Option<usize>, row: &SheetRow) -> Result<()> {
+    if row.query_id.is_empty() || row.chunk_id.is_empty() {
+        return Err(input_error(path, line, "a row needs a query_id and a chunk_id"));
+    }
+    if let Some(s) = row.source.as_deref() {
+        if s != PERSON && s != MODEL {
+            return Err(input_error_hint(
+                path,
+                line,
+                format!("source `{}` is neither person nor model", excerpt(s)),
+                "source says who graded the row: `person` or `model`",
+            ));
+        }
+    }
+    if let Some(g) = row.grade {
+        if !(0..=3).contains(&g) {
+            return Err(input_error_hint(
+                path,
+                line,
+                format!("grade {g} is outside 0..3"),
+                "grades are 0 (not relevant), 1, 2, 3",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The sheet as text in `format`.
+pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
+    match format {
+        SheetFormat::Jsonl => {
+            let mut out = String::new();
+            for r in rows {
+                out.push_str(&serde_json::to_string(r)?);
+                out.push('\n');
+            }
+            Ok(out)
+        }
+        SheetFormat::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(COLUMNS)?;
+            for r in rows {
+                w.write_record([
+                    r.query_id.as_str(),
+                    &r.query,
+                    &r.stratum,
+                    &r.chunk_id,
+                    r.text.as_deref().unwrap_or(""),
+                    &r.grade.map(|g| g.to_string()).unwrap_or_default(),
+                    r.source.as_deref().unwrap_or(""),
+                    r.labeler.as_deref().unwrap_or(""),
+                    if r.verified { "true" } else { "false" },
+                    r.labeled_at.as_deref().unwrap_or(""),
+                ])?;
+            }
+            Ok(String::from_utf8(w.into_inner()?)?)
+        }
+    }
+}
+
+/// Saves the sheet in the form its extension says, atomically: the labeler
+/// saves after every grade, and a kill must never cost more than that one.
+pub fn save(path: &Path, rows: &[SheetRow]) -> Result<()> {
+    write_atomic(path, render(rows, SheetFormat::of(path))?.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(q: &str, c: &str, grade: Option<i32>) -> SheetRow {
+        SheetRow {
+            query_id: q.into(),
+            query: "how, \"quoted\"".into(),
+            stratum: "how-to".into(),
+            chunk_id: c.into(),
+            text: Some("line one\nline two".into()),
+            grade,
+            source: grade.map(|_| PERSON.into()),
+            labeler: grade.map(|_| "ana".into()),
+            verified: grade.is_some(),
+            labeled_at: None,
+        }
+    }
+
+    #[test]
+    fn jsonl_and_csv_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![row("q1", "c1", Some(2)), row("q1", "c2", None)];
+        for name in ["s.jsonl", "s.csv"] {
+            let p = dir.path().join(name);
+            save(&p, &rows).unwrap();
+            assert_eq!(read(&p).unwrap(), rows, "{name}");
+        }
+        let csv = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
+        assert!(csv
+            .starts_with("query_id,query,stratum,chunk_id,text,grade,source,labeler,verified,labeled_at\n"));
+        assert!(
+            csv.contains("q1,\"how, \"\"quoted\"\"\",how-to,c2,\"line one\nline two\",,,,false,\n"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn bad_rows_name_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        std::fs::write(
+            &p,
+            "{\"query_id\":\"q\",\"chunk_id\":\"c\"}\n{\"query_id\":\"q\",\"chunk_id\":\"c\",\"grade\":7}\n",
+        )
+        .unwrap();
+        let e = format!("{:#}", read(&p).unwrap_err());
+        assert!(e.contains("s.jsonl:2: grade 7 is outside 0..3"), "{e}");
+    }
+}
