@@ -473,9 +473,20 @@ impl HistoryEntry {
 
 // ---- provenance ----------------------------------------------------------------
 
-/// The commit being evaluated: `GITHUB_SHA` in Actions, else `git rev-parse
-/// HEAD` run beside the config, else unknown.
+/// The commit being evaluated: on a pull request in Actions, the PR's head
+/// commit (`GITHUB_SHA` there is a merge commit that exists nowhere after
+/// the run); else `GITHUB_SHA`; else `git rev-parse HEAD` run beside the
+/// config; else unknown.
 pub fn current_commit(dir: &Path) -> Option<String> {
+    if let (Ok(event), Ok(path)) = (
+        std::env::var("GITHUB_EVENT_NAME"),
+        std::env::var("GITHUB_EVENT_PATH"),
+    ) {
+        let payload = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(sha) = pr_head_sha(&event, &payload) {
+            return Some(sha);
+        }
+    }
     if let Ok(sha) = std::env::var("GITHUB_SHA") {
         if !sha.trim().is_empty() {
             return Some(sha.trim().to_string());
@@ -498,6 +509,17 @@ pub fn current_commit(dir: &Path) -> Option<String> {
     }
     let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
     (!s.is_empty()).then_some(s)
+}
+
+/// `pull_request.head.sha` of a `pull_request` or `pull_request_target`
+/// event payload (the JSON file at `GITHUB_EVENT_PATH`).
+pub fn pr_head_sha(event_name: &str, payload: &str) -> Option<String> {
+    if !matches!(event_name, "pull_request" | "pull_request_target") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(payload).ok()?;
+    let sha = v.pointer("/pull_request/head/sha")?.as_str()?.trim();
+    (sha.len() >= 7 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha.to_string())
 }
 
 /// UTC now as RFC 3339, or `SOURCE_DATE_EPOCH` when set (reproducible
@@ -541,6 +563,20 @@ pub fn rfc3339(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pull_requests_record_their_head_not_the_merge_commit() {
+        let payload = r#"{"pull_request": {"head": {"sha": "0123456789abcdef0123456789abcdef01234567"}, "merge_commit_sha": "ffffffffffffffffffffffffffffffffffffffff"}}"#;
+        let head = Some("0123456789abcdef0123456789abcdef01234567".to_string());
+        assert_eq!(pr_head_sha("pull_request", payload), head);
+        assert_eq!(pr_head_sha("pull_request_target", payload), head);
+        assert_eq!(pr_head_sha("push", payload), None);
+        assert_eq!(pr_head_sha("pull_request", "not json"), None);
+        assert_eq!(
+            pr_head_sha("pull_request", r#"{"pull_request": {"head": {"sha": "x; rm"}}}"#),
+            None
+        );
+    }
 
     fn sample() -> Baseline {
         Baseline {

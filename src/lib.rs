@@ -11,7 +11,7 @@
 //! | layer | modules | role |
 //! |---|---|---|
 //! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
-//! | reports | [`report`] | render the views they are given; decide nothing |
+//! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
 //! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`config`] | baselines on disk; one validated config |
@@ -54,6 +54,7 @@ pub mod diag;
 pub mod eval;
 pub mod fsutil;
 pub mod gate;
+pub mod github;
 pub mod gold;
 pub mod goldbuild;
 pub mod judge;

@@ -12,6 +12,7 @@ use crate::diag::{input_error_hint, usage_error, Warnings};
 use crate::eval::{Scores, Summary};
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::{self, Current, GateOutcome};
+use crate::github::Actions;
 use crate::gold::GoldSet;
 use crate::prepared::Prepared;
 use crate::report::gate::GateView;
@@ -183,6 +184,30 @@ pub fn history_entry(
     }
 }
 
+/// In a GitHub Actions job: the summary, the `verdict` and `report`
+/// outputs, and the annotations (on stderr). The report output is the
+/// `--report-dir` Markdown, or a copy under `$RUNNER_TEMP`.
+fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Option<&Path>) -> Result<()> {
+    let markdown = GateView {
+        outcome,
+        command: "gate",
+        color: false,
+    }
+    .render(Format::Markdown);
+    let report = match report_dir {
+        Some(dir) => dir.join("report.md"),
+        None => {
+            let path = actions.temp.join("rgate-report.md");
+            write_atomic(&path, markdown.as_bytes())?;
+            path
+        }
+    };
+    for line in actions.publish(outcome, &markdown, &report)? {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
 pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let config = Config::load(global.config.as_deref())?;
     let prep = prepare(&config)?;
@@ -203,6 +228,9 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         write_atomic(&dir.join("report.md"), plain.render(Format::Markdown).as_bytes())?;
         write_atomic(&dir.join("report.json"), plain.render(Format::Json).as_bytes())?;
         write_atomic(&dir.join("junit.xml"), plain.render(Format::Junit).as_bytes())?;
+    }
+    if let Some(actions) = Actions::from_env() {
+        publish_to_actions(&actions, &outcome, args.report_dir.as_deref())?;
     }
     if args.record {
         let store = Store::new(&config.baselines);

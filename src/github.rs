@@ -1,0 +1,295 @@
+//! GitHub Actions: the job summary, annotations and step outputs of a gate
+//! run (SPEC "GitHub Actions"). Thin on purpose: the outcome arrives
+//! decided, and this module only renders it where Actions looks.
+//!
+//! Workflow commands (`::error title=...::message`) are escaped as the
+//! Actions toolkit escapes them (`packages/core/src/command.ts`): in the
+//! message `%`, CR and LF become `%25`, `%0D`, `%0A`; in a property value
+//! also `:` and `,` become `%3A` and `%2C`. The runner unescapes the same
+//! set, so user text (a stratum name, a warning quoting a file) can neither
+//! end the command early nor start a new one on a line of its own.
+//! Annotations go to stderr, which the runner reads for commands as it
+//! reads stdout, so stdout stays clean for the report.
+//!
+//! Outputs use the file-command form with a random delimiter
+//! (`name<<DELIM`, value, `DELIM`), as `core.setOutput` writes them, so a
+//! path with a newline cannot forge another output.
+
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::diag::input_error;
+use crate::gate::{Check, CheckVerdict, GateOutcome, Verdict};
+use crate::report::table::{f4, pfmt, signed4};
+
+/// GitHub refuses a step summary above 1 MiB; the full report is folded in
+/// only while the whole stays under this.
+pub const SUMMARY_LIMIT: usize = 1000 * 1024;
+
+/// The Actions environment of this process, when it runs in a workflow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Actions {
+    pub step_summary: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    /// Where a report goes when no `--report-dir` was given.
+    pub temp: PathBuf,
+}
+
+impl Actions {
+    /// `Some` only when `GITHUB_ACTIONS=true`: nothing of this module
+    /// happens outside Actions.
+    pub fn from_env() -> Option<Actions> {
+        Actions::from_vars(|k| std::env::var_os(k).map(PathBuf::from))
+    }
+
+    pub fn from_vars(var: impl Fn(&str) -> Option<PathBuf>) -> Option<Actions> {
+        if var("GITHUB_ACTIONS")? != Path::new("true") {
+            return None;
+        }
+        let nonempty = |k: &str| var(k).filter(|p| !p.as_os_str().is_empty());
+        Some(Actions {
+            step_summary: nonempty("GITHUB_STEP_SUMMARY"),
+            output: nonempty("GITHUB_OUTPUT"),
+            temp: nonempty("RUNNER_TEMP").unwrap_or_else(std::env::temp_dir),
+        })
+    }
+
+    /// Appends the summary, writes the outputs, and returns the annotation
+    /// lines for the caller to print (on stderr).
+    pub fn publish(&self, outcome: &GateOutcome, full_markdown: &str, report: &Path) -> Result<Vec<String>> {
+        if let Some(path) = &self.step_summary {
+            append(path, summary(outcome, full_markdown, report).as_bytes())?;
+        }
+        if let Some(path) = &self.output {
+            let mut text = output_entry("verdict", outcome.verdict().name());
+            text += &output_entry("report", &report.display().to_string());
+            append(path, text.as_bytes())?;
+        }
+        Ok(annotations(outcome))
+    }
+}
+
+fn append(path: &Path, bytes: &[u8]) -> Result<()> {
+    let r = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+        f.write_all(bytes)
+    })();
+    r.map_err(|e| input_error(path, None, format!("cannot append: {e}")))
+}
+
+/// A workflow command's message.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A workflow command's property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Table cells and summaries in Markdown: a `|` would split the cell, and
+/// `<`/`>` could open HTML that swallows the rest of the summary.
+fn md_cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace(['\r', '\n'], " ")
+}
+
+/// What a failed check says, in words: the drop, the values, the tolerance
+/// and the corrected p the decision used.
+fn failure_text(c: &Check) -> String {
+    let mut s = format!(
+        "{} on {} fell {:.4}: {} -> {} (delta {}",
+        c.cmp.metric,
+        c.cmp.stratum,
+        -c.cmp.delta,
+        f4(c.cmp.baseline),
+        f4(c.cmp.current),
+        signed4(c.cmp.delta)
+    );
+    if let Some(t) = c.tolerance {
+        let _ = write!(s, ", tolerance {t:.4}");
+    }
+    let _ = write!(s, ", p_adj {})", pfmt(c.cmp.p_adjusted));
+    s
+}
+
+/// One `::error` per failed check, then one `::warning` per warning (the
+/// gold set's, then each retriever's).
+pub fn annotations(outcome: &GateOutcome) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &outcome.retrievers {
+        for c in r.checks.iter().filter(|c| c.verdict == CheckVerdict::Fail) {
+            let title = format!(
+                "rgate: {} regressed on {} ({})",
+                r.name, c.cmp.metric, c.cmp.stratum
+            );
+            out.push(format!(
+                "::error title={}::{}",
+                escape_property(&title),
+                escape_data(&format!("{}: {}", r.name, failure_text(c)))
+            ));
+        }
+    }
+    for w in &outcome.warnings {
+        out.push(format!("::warning title=rgate::{}", escape_data(w)));
+    }
+    for r in &outcome.retrievers {
+        for w in &r.warnings {
+            out.push(format!(
+                "::warning title={}::{}",
+                escape_property(&format!("rgate: {}", r.name)),
+                escape_data(w)
+            ));
+        }
+    }
+    out
+}
+
+/// The job summary: the verdict, the failed checks, then the full report
+/// folded (left out, with where to find it, when it would not fit).
+pub fn summary(outcome: &GateOutcome, full_markdown: &str, report: &Path) -> String {
+    let failed = outcome
+        .retrievers
+        .iter()
+        .filter(|r| r.verdict() == Verdict::Fail)
+        .count();
+    let n = outcome.retrievers.len();
+    let (icon, word) = match outcome.verdict() {
+        Verdict::Pass => ("✅", "PASS"),
+        Verdict::Fail => ("❌", "FAIL"),
+    };
+    let mut s = format!(
+        "## {icon} rgate gate: **{word}** ({failed} of {n} retriever{} regressed)\n\n",
+        if n == 1 { "" } else { "s" }
+    );
+    let fails: Vec<(&str, &Check)> = outcome
+        .retrievers
+        .iter()
+        .flat_map(|r| {
+            r.checks
+                .iter()
+                .filter(|c| c.verdict == CheckVerdict::Fail)
+                .map(move |c| (r.name.as_str(), c))
+        })
+        .collect();
+    if !fails.is_empty() {
+        s += "| retriever | metric | stratum | baseline | current | delta | tolerance | p_adj |\n";
+        s += "|---|---|---|---:|---:|---:|---:|---:|\n";
+        for (name, c) in &fails {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                md_cell(name),
+                md_cell(&c.cmp.metric.name()),
+                md_cell(&c.cmp.stratum),
+                f4(c.cmp.baseline),
+                f4(c.cmp.current),
+                signed4(c.cmp.delta),
+                c.tolerance.map_or("-".into(), f4),
+                pfmt(c.cmp.p_adjusted)
+            );
+        }
+        s.push('\n');
+    }
+    let warnings =
+        outcome.warnings.len() + outcome.retrievers.iter().map(|r| r.warnings.len()).sum::<usize>();
+    if warnings > 0 {
+        let _ = writeln!(
+            s,
+            "{warnings} warning{} (annotated on this run, and in the full report).\n",
+            if warnings == 1 { "" } else { "s" }
+        );
+    }
+    let fold_open = "<details><summary>Full report</summary>\n\n";
+    let fold_close = "\n</details>\n";
+    if s.len() + fold_open.len() + full_markdown.len() + fold_close.len() <= SUMMARY_LIMIT {
+        s += fold_open;
+        s += full_markdown;
+        s += fold_close;
+    } else {
+        let _ = writeln!(
+            s,
+            "The full report ({} KiB) does not fit in a job summary; it is at `{}` (the `report` output).",
+            full_markdown.len() / 1024,
+            md_cell(&report.display().to_string())
+        );
+    }
+    s
+}
+
+/// One output in the file-command form. The delimiter is random and
+/// checked against the value, as the toolkit does.
+pub fn output_entry(name: &str, value: &str) -> String {
+    let mut delim = random_delimiter();
+    while value.contains(&delim) {
+        delim = random_delimiter();
+    }
+    format!("{name}<<{delim}\n{value}\n{delim}\n")
+}
+
+fn random_delimiter() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("ghadelimiter_{hex}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_matches_the_toolkit() {
+        // command.ts: escapeData replaces % first, so "%0A" typed by a user
+        // stays literal text after the runner unescapes it.
+        assert_eq!(escape_data("50% a\r\nb %0A"), "50%25 a%0D%0Ab %250A");
+        assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+        // Data keeps ':' and ',' (only properties need them escaped).
+        assert_eq!(escape_data("x: y, z"), "x: y, z");
+    }
+
+    #[test]
+    fn outputs_survive_newlines_in_values() {
+        let e = output_entry("report", "a\nb");
+        let lines: Vec<&str> = e.lines().collect();
+        assert_eq!(lines.len(), 4);
+        let delim = lines[0].strip_prefix("report<<").unwrap();
+        assert!(
+            delim.starts_with("ghadelimiter_") && delim.len() == 13 + 32,
+            "{delim}"
+        );
+        assert_eq!(&lines[1..], &["a", "b", delim]);
+    }
+
+    #[test]
+    fn only_inside_actions() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| PathBuf::from(v))
+        };
+        assert_eq!(Actions::from_vars(env(&[])), None);
+        assert_eq!(Actions::from_vars(env(&[("GITHUB_ACTIONS", "false")])), None);
+        let a = Actions::from_vars(env(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", "/s"),
+            ("GITHUB_OUTPUT", ""),
+            ("RUNNER_TEMP", "/t"),
+        ]))
+        .unwrap();
+        assert_eq!(a.step_summary.as_deref(), Some(Path::new("/s")));
+        assert_eq!(a.output, None);
+        assert_eq!(a.temp, Path::new("/t"));
+    }
+
+    #[test]
+    fn markdown_cells_cannot_break_the_table() {
+        assert_eq!(md_cell("a|b<details>\nc"), "a\\|b&lt;details&gt; c");
+    }
+}
