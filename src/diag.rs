@@ -82,7 +82,7 @@ impl Warnings {
             return;
         }
         for w in &self.0 {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::escape::terminal(w));
         }
     }
 }

@@ -6,7 +6,8 @@
 //! and the reports render what the commands decided.
 //!
 //! Layers, top to bottom; a module uses its own layer and the layers below
-//! it, never one above (and [`diag`] and [`fsutil`] serve every layer):
+//! it, never one above (and [`diag`], [`escape`] and [`fsutil`] serve every
+//! layer):
 //!
 //! | layer | modules | role |
 //! |---|---|---|
@@ -51,6 +52,7 @@ pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod diag;
+pub mod escape;
 pub mod eval;
 pub mod fsutil;
 pub mod gate;

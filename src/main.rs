@@ -4,7 +4,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
 use rgate::cli::{Cli, Command};
-use rgate::commands;
+use rgate::{commands, escape};
 
 /// 0 pass, 1 regression, 2 error (SPEC "Exit codes"); errors print their
 /// whole context chain and end with a `hint:` line where one helps.
@@ -36,9 +36,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e}");
+            // Errors quote values from users' files: keep them from driving
+            // the terminal or a CI runner (see rgate::escape).
+            let text = |x: &dyn std::fmt::Display| escape::terminal_lines(&x.to_string()).into_owned();
+            eprintln!("error: {}", text(&e));
             for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                eprintln!("  caused by: {}", text(&cause));
             }
             ExitCode::from(2)
         }

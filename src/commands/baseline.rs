@@ -120,7 +120,11 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
             &history_entry(&prep, e, kind, args.note.clone(), None, dir),
         )?;
         if !global.quiet {
-            eprintln!("recorded baseline for `{}`: {}", e.name, path.display());
+            eprintln!(
+                "recorded baseline for `{}`: {}",
+                e.name,
+                crate::escape::terminal(&path.display().to_string())
+            );
         }
     }
     Ok(0)

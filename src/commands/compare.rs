@@ -75,7 +75,8 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
             for (name, size) in prep.gold.strata.iter().zip(prep.gold.stratum_sizes()) {
                 if size < SMALL_SAMPLE && size > 0 {
                     eprintln!(
-                        "warning: stratum `{name}` has only {}: its p-values are rough",
+                        "warning: stratum `{}` has only {}: its p-values are rough",
+                        crate::escape::terminal(name),
                         count(size, "query", "queries")
                     );
                 }

@@ -9,12 +9,24 @@ use crate::baseline::Store;
 use crate::cli::{Global, GoldCommand, GoldPick};
 use crate::config::Config;
 use crate::diag::{count, name_some};
+use crate::escape;
 use crate::fsutil::emit;
 use crate::gate;
 use crate::gold::GoldSet;
 use crate::judge::is_relevant;
 use crate::report::table::{f4, Table};
 use crate::report::Format;
+
+/// The last line of defence for reports built here: JSON made safe to print,
+/// and every other line kept from reading as a CI command. Values are
+/// escaped where they enter; this catches what a line's layout exposes.
+fn neutral(format: Format, out: String) -> String {
+    match format {
+        Format::Json => escape::json(out),
+        Format::Markdown | Format::Csv => out,
+        _ => escape::terminal_lines(&out).into_owned(),
+    }
+}
 
 /// Strata smaller than this cannot carry a per-stratum test worth having.
 const SMALL_STRATUM: usize = 10;
@@ -128,10 +140,14 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
                 gold.fingerprint()
             );
             for f in &findings {
-                s += &format!("error: {}{}\n", f.query.as_ref().map(|q| format!("`{q}`: ")).unwrap_or_default(), f.message);
+                s += &format!(
+                    "error: {}{}\n",
+                    f.query.as_ref().map(|q| format!("`{}`: ", escape::terminal(q))).unwrap_or_default(),
+                    escape::terminal(&f.message)
+                );
             }
             for n in &notes {
-                s += &format!("note: {n}\n");
+                s += &format!("note: {}\n", escape::terminal(n));
             }
             s += &if findings.is_empty() {
                 "valid\n".to_string()
@@ -145,7 +161,7 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
             s
         }
     };
-    emit(global.output.as_deref(), &out)?;
+    emit(global.output.as_deref(), &neutral(format, out))?;
     Ok(if findings.is_empty() { 0 } else { 1 })
 }
 
@@ -308,6 +324,6 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
             s
         }
     };
-    emit(global.output.as_deref(), &out)?;
+    emit(global.output.as_deref(), &neutral(format, out))?;
     Ok(0)
 }

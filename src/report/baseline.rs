@@ -7,12 +7,13 @@ use serde_json::{json, Value};
 use super::table::{f4, short_commit, Table};
 use crate::baseline::{Baseline, HistoryEntry};
 use crate::diag::count;
+use crate::escape;
 use crate::metrics::Metric;
 use crate::report::Format;
 
 pub fn show(b: &Baseline, format: Format) -> String {
     if format == Format::Json {
-        return b.to_json_text();
+        return escape::json(b.to_json_text());
     }
     let names: Vec<String> = b.metrics.iter().map(Metric::name).collect();
     let mut headers = vec!["scope".to_string(), "n".to_string()];
@@ -25,19 +26,23 @@ pub fn show(b: &Baseline, format: Format) -> String {
     }
     let head = format!(
         "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({}, {}) · relevance level {} · rankings kept to depth {}\n\n",
-        b.retriever,
-        b.created_at,
-        b.rgate_version,
-        b.commit.as_deref().unwrap_or("unknown"),
-        b.note.as_deref().unwrap_or("-"),
-        b.gold_path,
+        escape::terminal(&b.retriever),
+        escape::terminal(&b.created_at),
+        escape::terminal(&b.rgate_version),
+        escape::terminal(b.commit.as_deref().unwrap_or("unknown")),
+        escape::terminal(b.note.as_deref().unwrap_or("-")),
+        escape::terminal(&b.gold_path),
         count(b.queries.len(), "query", "queries"),
-        b.gold_fingerprint,
+        escape::terminal(&b.gold_fingerprint),
         b.relevance_level,
         b.depth.map_or("all".to_string(), |d| d.to_string())
     );
     match format {
-        Format::Markdown => format!("**baseline `{}`**\n\n{}", b.retriever, t.markdown()),
+        Format::Markdown => format!(
+            "**baseline {}**\n\n{}",
+            escape::markdown_code(&b.retriever),
+            t.markdown()
+        ),
         Format::Csv => t.csv(),
         _ => head + &t.text(),
     }
@@ -62,8 +67,10 @@ fn columns(entries: &[HistoryEntry], metrics: &[Metric]) -> Vec<String> {
 pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format: Format) -> String {
     if format == Format::Json {
         let v: Vec<Value> = entries.iter().map(HistoryEntry::to_json).collect();
-        return serde_json::to_string_pretty(&json!({"retriever": name, "history": v})).unwrap_or_default()
-            + "\n";
+        return escape::json(
+            serde_json::to_string_pretty(&json!({"retriever": name, "history": v})).unwrap_or_default()
+                + "\n",
+        );
     }
     let cols = columns(entries, metrics);
     let mut headers = vec![
@@ -102,7 +109,8 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
         Format::Markdown => t.markdown(),
         Format::Csv => t.csv(),
         _ => format!(
-            "history of `{name}` ({}, overall means)\n\n{}",
+            "history of `{}` ({}, overall means)\n\n{}",
+            escape::terminal(name),
             count(entries.len(), "entry", "entries"),
             t.text()
         ),
@@ -160,7 +168,7 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
         }
     };
     let y = |v: f64| T + (H - T - B) * (1.0 - (v - lo) / (hi - lo));
-    let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let esc = escape::xml;
     let mut s = String::new();
     let _ = writeln!(
         s,

@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use super::table::{f4, pfmt, signed4, Table};
 use crate::compare::CompareRow;
 use crate::config::GateSettings;
+use crate::escape::{self, markdown as md, terminal};
 use crate::eval::Scores;
 use crate::metrics::Metric;
 use crate::prepared::Prepared;
@@ -46,7 +47,9 @@ fn alt_name(a: Alternative) -> &'static str {
 impl CompareView<'_> {
     pub fn render(&self, format: Format) -> String {
         match format {
-            Format::Json => serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n",
+            Format::Json => {
+                escape::json(serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n")
+            }
             Format::Markdown => self.markdown(),
             Format::Csv => self.csv(),
             _ => self.text(),
@@ -140,24 +143,37 @@ impl CompareView<'_> {
     }
 
     fn text(&self) -> String {
-        let mut out = format!("{}\n{}\n\n", self.title(), self.settings_line());
+        let mut out = format!("{}\n{}\n\n", terminal(&self.title()), self.settings_line());
         out += &self.means_table().text();
         for k in 0..self.comparisons.len() {
-            out += &format!("\n{} vs {}\n", self.runs[k + 1].name, self.runs[0].name);
+            out += &format!(
+                "\n{} vs {}\n",
+                terminal(&self.runs[k + 1].name),
+                terminal(&self.runs[0].name)
+            );
             out += &self.rows_table(k).text();
         }
         out += &format!(
             "\n* adjusted p < {}. W/T/L: queries where the run is better / equal / worse than {}.\n",
-            self.settings.alpha, self.runs[0].name
+            self.settings.alpha,
+            terminal(&self.runs[0].name)
         );
         out
     }
 
     fn markdown(&self) -> String {
-        let mut out = format!("**{}**\n\n<sub>{}</sub>\n\n", self.title(), self.settings_line());
+        let mut out = format!(
+            "**{}**\n\n<sub>{}</sub>\n\n",
+            md(&self.title()),
+            self.settings_line()
+        );
         out += &self.means_table().markdown();
         for k in 0..self.comparisons.len() {
-            out += &format!("\n**{} vs {}**\n\n", self.runs[k + 1].name, self.runs[0].name);
+            out += &format!(
+                "\n**{} vs {}**\n\n",
+                md(&self.runs[k + 1].name),
+                md(&self.runs[0].name)
+            );
             out += &self.rows_table(k).markdown();
         }
         out

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::table::{f4, Table};
 use crate::diag::count;
+use crate::escape;
 use crate::eval::{Row, Scores, Summary};
 use crate::prepared::Prepared;
 use crate::report::Format;
@@ -27,7 +28,9 @@ pub struct EvalView<'a> {
 impl EvalView<'_> {
     pub fn render(&self, format: Format) -> String {
         match format {
-            Format::Json => serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n",
+            Format::Json => {
+                escape::json(serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n")
+            }
             Format::Trec => self.trec(),
             Format::Csv => self.csv(),
             Format::Markdown => self.markdown(),
@@ -84,7 +87,7 @@ impl EvalView<'_> {
     }
 
     fn text(&self) -> String {
-        let mut out = self.title() + "\n\n";
+        let mut out = escape::terminal(&self.title()).into_owned() + "\n\n";
         if self.per_query {
             out += &self.query_table().text();
             out.push('\n');
@@ -94,7 +97,7 @@ impl EvalView<'_> {
     }
 
     fn markdown(&self) -> String {
-        let mut out = format!("**rgate eval** · {}\n\n", self.title());
+        let mut out = format!("**rgate eval** · {}\n\n", escape::markdown(&self.title()));
         out += &self.means_table().markdown();
         if self.per_query {
             out.push('\n');
@@ -119,7 +122,8 @@ impl EvalView<'_> {
         if self.per_query {
             for (i, q) in self.prep.gold.queries.iter().enumerate() {
                 for (m, name) in names.iter().enumerate() {
-                    out.push_str(&format!("{name}\t{}\t{}\n", q.id, f4(self.scores.values[m][i])));
+                    let id = escape::terminal(&q.id);
+                    out.push_str(&format!("{name}\t{id}\t{}\n", f4(self.scores.values[m][i])));
                 }
             }
         }

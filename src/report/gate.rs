@@ -16,6 +16,7 @@ use super::num;
 use super::table::{f4, short_commit, signed4, Table};
 use crate::config::Decision;
 use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
+use crate::escape::{self, markdown as md, markdown_code, terminal};
 use crate::report::Format;
 
 pub struct GateView<'a> {
@@ -28,7 +29,9 @@ pub struct GateView<'a> {
 impl GateView<'_> {
     pub fn render(&self, format: Format) -> String {
         match format {
-            Format::Json => serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n",
+            Format::Json => {
+                escape::json(serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n")
+            }
             Format::Markdown => self.markdown(),
             Format::Csv => self.csv(),
             Format::Junit => self.junit(),
@@ -248,17 +251,35 @@ impl GateView<'_> {
         for f in &r.flips {
             if f.stratum != last {
                 out += &if md {
-                    format!("- {}\n", f.stratum)
+                    format!("- {}\n", escape::markdown(&f.stratum))
                 } else {
-                    format!("  {}\n", f.stratum)
+                    format!("  {}\n", terminal(&f.stratum))
                 };
                 last = &f.stratum;
             }
-            let text = f.text.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
+            let text = |t: String| format!(" \"{t}\"");
             out += &if md {
-                format!("  - `{}`{text}: lost {}\n", f.query_id, f.lost.join(", "))
+                let text = f
+                    .text
+                    .as_deref()
+                    .map(|t| text(escape::markdown(t)))
+                    .unwrap_or_default();
+                format!(
+                    "  - {}{text}: lost {}\n",
+                    markdown_code(&f.query_id),
+                    f.lost.join(", ")
+                )
             } else {
-                format!("    {}{text}: lost {}\n", f.query_id, f.lost.join(", "))
+                let text = f
+                    .text
+                    .as_deref()
+                    .map(|t| text(terminal(t).into_owned()))
+                    .unwrap_or_default();
+                format!(
+                    "    {}{text}: lost {}\n",
+                    terminal(&f.query_id),
+                    f.lost.join(", ")
+                )
             };
         }
         if r.gained > 0 {
@@ -325,16 +346,16 @@ impl GateView<'_> {
     fn text(&self) -> String {
         let mut out = self.headline() + "\n" + &self.settings_line() + "\n";
         for w in &self.outcome.warnings {
-            out += &format!("warning: {w}\n");
+            out += &format!("warning: {}\n", terminal(w));
         }
         for r in &self.outcome.retrievers {
             out += &format!(
                 "\n{} {}: {}\n  run {} · {}\n",
                 self.verdict_word(r.verdict()),
-                r.name,
-                self.summary(r),
-                r.run,
-                Self::baseline_desc(r)
+                terminal(&r.name),
+                terminal(&self.summary(r)),
+                terminal(&r.run),
+                terminal(&Self::baseline_desc(r))
             );
             if !r.checks.is_empty() {
                 out.push('\n');
@@ -348,7 +369,7 @@ impl GateView<'_> {
                 }
             }
             if let Some(imp) = self.improvements(r) {
-                out += &format!("\n{imp}\n");
+                out += &format!("\n{}\n", terminal(&imp));
             }
             let flips = self.flips_text(r, false);
             if !flips.is_empty() {
@@ -358,7 +379,7 @@ impl GateView<'_> {
             if !r.warnings.is_empty() {
                 out += "\nWarnings:\n";
                 for w in &r.warnings {
-                    out += &format!("  - {w}\n");
+                    out += &format!("  - {}\n", terminal(w));
                 }
             }
         }
@@ -380,41 +401,41 @@ impl GateView<'_> {
         for r in &o.retrievers {
             out += &format!(
                 "- **{}**: {} — {}\n",
-                r.name,
+                md(&r.name),
                 r.verdict().name(),
-                self.summary(r).replace('|', "\\|")
+                md(&self.summary(r))
             );
         }
         out += &format!("\n<sub>{}</sub>\n", self.settings_line());
         for w in &o.warnings {
-            out += &format!("\n> **Warning**: {w}\n");
+            out += &format!("\n> **Warning**: {}\n", md(w));
         }
         for r in &o.retrievers {
             // A passing retriever folds away: the reviewer's eye goes to
             // what failed.
             let folded = r.verdict() == Verdict::Pass;
             if folded {
-                out += &format!("\n<details><summary><b>{}</b> — pass</summary>\n", r.name);
+                out += &format!("\n<details><summary><b>{}</b> — pass</summary>\n", md(&r.name));
             }
             out += &format!(
-                "\n### {} — {}\n\n`{}` · {}\n\n",
-                r.name,
+                "\n### {} — {}\n\n{} · {}\n\n",
+                md(&r.name),
                 r.verdict().name(),
-                r.run,
-                Self::baseline_desc(r)
+                markdown_code(&r.run),
+                md(&Self::baseline_desc(r))
             );
             if !r.checks.is_empty() {
                 out += &self.check_table(r).markdown();
                 out.push('\n');
             }
             if let Some(imp) = self.improvements(r) {
-                out += &format!("{imp}\n\n");
+                out += &format!("{}\n\n", md(&imp));
             }
             out += &self.flips_text(r, true);
             if !r.warnings.is_empty() {
                 out += "\n**Warnings**\n\n";
                 for w in &r.warnings {
-                    out += &format!("- {w}\n");
+                    out += &format!("- {}\n", md(w));
                 }
             }
             if folded {
@@ -449,12 +470,7 @@ impl GateView<'_> {
     }
 
     fn junit(&self) -> String {
-        let esc = |s: &str| {
-            s.replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;")
-                .replace('"', "&quot;")
-        };
+        let esc = escape::xml;
         let mut body = String::new();
         let mut tests = 0;
         let mut failures = 0;

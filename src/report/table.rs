@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::escape;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
     Left,
@@ -45,8 +47,27 @@ impl Table {
         w
     }
 
+    /// The table with every cell passed through `f`: cells hold raw text
+    /// from users' files, and each format neutralises it its own way.
+    fn escaped(&self, f: impl Fn(&str) -> String) -> Table {
+        Table {
+            headers: self.headers.iter().map(|c| f(c)).collect(),
+            align: self.align.clone(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| r.iter().map(|c| f(c)).collect())
+                .collect(),
+        }
+    }
+
     /// Space-aligned columns for a terminal, two spaces apart.
     pub fn text(&self) -> String {
+        let t = self.escaped(|c| escape::terminal(c).into_owned());
+        t.aligned()
+    }
+
+    fn aligned(&self) -> String {
         let w = self.widths();
         let mut out = String::new();
         let line = |cells: &[String], out: &mut String| {
@@ -81,7 +102,7 @@ impl Table {
 
     pub fn markdown(&self) -> String {
         let mut out = String::new();
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = |s: &str| escape::markdown(s);
         let _ = writeln!(
             out,
             "| {} |",
@@ -129,7 +150,10 @@ impl Table {
     }
 }
 
+/// A CSV cell: neutralised as plain text (a CSV on stdout is read by
+/// terminals and CI runners too), then quoted when it must be.
 pub fn csv_field(c: &str) -> String {
+    let c = escape::terminal(c);
     if c.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", c.replace('"', "\"\""))
     } else {
