@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use super::num;
 use super::table::{f4, short_commit, signed4, Table};
 use crate::config::Decision;
-use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
 use crate::escape::{self, markdown as md, markdown_code, terminal};
+use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
 use crate::report::Format;
 
 pub struct GateView<'a> {
