@@ -38,7 +38,6 @@ fn printable(s: &str) -> String {
 }
 
 pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
-    refuse_formats(global, "gold sample writes JSONL queries")?;
     let size = match (args.per_stratum, args.total) {
         (Some(n), _) => Size::PerStratum(n),
         (_, Some(n)) => Size::Total(n),
@@ -101,15 +100,10 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
 }
 
 pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
+    // `check_global` allows csv only: JSONL unless asked.
     let format = match global.format {
         None => SheetFormat::Jsonl,
-        Some(_) if global.format() == Format::Csv => SheetFormat::Csv,
-        Some(_) => {
-            return Err(usage_error(
-                "gold pool writes a JSONL sheet, or CSV with --format csv",
-                "drop --format, or use --format csv",
-            ))
-        }
+        Some(_) => SheetFormat::Csv,
     };
     if args.depth == 0 {
         return Err(usage_error(
@@ -142,18 +136,7 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
     Ok(0)
 }
 
-fn refuse_formats(global: &Global, what: &str) -> Result<()> {
-    if global.format.is_some() {
-        return Err(usage_error(
-            format!("{what}; --format does not apply"),
-            "drop --format",
-        ));
-    }
-    Ok(())
-}
-
 pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
-    refuse_formats(global, "gold suggest updates the sheet in place")?;
     let mut rows = sheet::read(&args.sheet)?;
     let name = args.name.clone().unwrap_or_else(|| {
         std::path::Path::new(&args.command[0])
@@ -260,7 +243,6 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
 }
 
 pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
-    refuse_formats(global, "gold label is interactive")?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(anyhow::Error::new(UserError {
             message: "gold label needs a terminal (stdin and stdout)".into(),

@@ -46,6 +46,12 @@ pub fn formats(cmd: &Command) -> (&'static str, &'static [Format]) {
         Command::Baseline(BaselineCommand::History { .. }) => ("baseline history", VIEW),
         Command::Gold(GoldCommand::Validate(_)) => ("gold validate", &[Table, Json]),
         Command::Gold(GoldCommand::Stats(_)) => ("gold stats", VIEW),
+        Command::Gold(GoldCommand::Sample(_)) => ("gold sample", &[]),
+        // A JSONL sheet by default; CSV for a spreadsheet.
+        Command::Gold(GoldCommand::Pool(_)) => ("gold pool", &[Csv]),
+        Command::Gold(GoldCommand::Label(_)) => ("gold label", &[]),
+        Command::Gold(GoldCommand::Suggest(_)) => ("gold suggest", &[]),
+        Command::Gold(GoldCommand::Import(_)) => ("gold import", &[Table, Json]),
         Command::Completions { .. } => ("completions", &[]),
         Command::Man { .. } => ("man", &[]),
         Command::Init => ("init", &[]),
