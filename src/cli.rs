@@ -185,7 +185,8 @@ pub fn parse_run_override(s: &str) -> Result<(String, PathBuf), String> {
 pub struct CompareArgs {
     #[command(flatten)]
     pub gold: GoldArgs,
-    /// Runs to compare; each run after the first is compared with the first
+    /// Runs to compare, as PATH or NAME=PATH; each run after the first is
+    /// compared with the first
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub runs: Vec<PathBuf>,
     /// Significance test

@@ -307,3 +307,53 @@ fn counts_agree_in_number() {
         o.stderr
     );
 }
+
+fn json_of(o: &Out) -> Value {
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout))
+}
+
+#[test]
+fn compare_runs_can_be_named() {
+    let p = Project::new();
+    let compare = |runs: &[&str]| {
+        let mut a = vec![
+            "--format",
+            "json",
+            "compare",
+            "--gold",
+            "demo/gold.yaml",
+            "-m",
+            "mrr@10",
+        ];
+        a.extend_from_slice(runs);
+        p.bare(&a)
+    };
+    let v = json_of(&compare(&[
+        "v1=demo/runs/bm25.jsonl",
+        "v2=demo/runs/hybrid.jsonl",
+    ]));
+    assert_eq!(v["baseline_run"]["name"], "v1");
+    assert_eq!(v["baseline_run"]["path"], "demo/runs/bm25.jsonl");
+    assert_eq!(v["runs"][0]["name"], "v2");
+    assert_eq!(v["runs"][0]["path"], "demo/runs/hybrid.jsonl");
+
+    // Named and plain paths mix; a plain path is named by its stem.
+    let v = json_of(&compare(&["demo/runs/bm25.jsonl", "new=demo/runs/hybrid.jsonl"]));
+    assert_eq!(v["baseline_run"]["name"], "bm25");
+    assert_eq!(v["runs"][0]["name"], "new");
+
+    // A file whose name holds `=` is still a path.
+    fs::copy(p.path("demo/runs/hybrid.jsonl"), p.path("k=v.jsonl")).unwrap();
+    let v = json_of(&compare(&["demo/runs/bm25.jsonl", "k=v.jsonl"]));
+    assert_eq!(v["runs"][0]["name"], "k=v");
+    assert_eq!(v["runs"][0]["path"], "k=v.jsonl");
+
+    let want = |n: &str| {
+        format!("error: two runs are named `{n}`\nhint: name each run: rgate compare --gold G v1=a.jsonl v2=b.jsonl\n")
+    };
+    let o = compare(&["x=demo/runs/bm25.jsonl", "x=demo/runs/hybrid.jsonl"]);
+    assert_eq!((o.code, o.stderr), (2, want("x")));
+    let o = compare(&["demo/runs/bm25.jsonl", "bm25=demo/runs/hybrid.jsonl"]);
+    assert_eq!((o.code, o.stderr), (2, want("bm25")));
+}

@@ -1,11 +1,14 @@
 //! `rgate compare`: A/B (and A/B/C...) with paired significance tests.
 //! Every run after the first is compared with the first, query by query.
 
+use std::collections::HashSet;
+use std::path::PathBuf;
+
 use anyhow::Result;
 
 use crate::cli::{AlternativeArg, CompareArgs, Global};
 use crate::compare::{compare, CompareRow};
-use crate::config::GateSettings;
+use crate::config::{valid_retriever_name, GateSettings};
 use crate::diag::{count, usage_error};
 use crate::eval::Scores;
 use crate::fsutil::emit;
@@ -38,9 +41,9 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         format: args.gold.run_format.map(Into::into),
         ..Default::default()
     };
-    let names = run_names(&args.runs);
+    let (paths, names) = name_runs(&args.runs)?;
     let mut columns: Vec<RunColumn> = Vec::new();
-    for (path, name) in args.runs.iter().zip(names) {
+    for (path, name) in paths.iter().zip(names) {
         let judged = run::read(path, &prep.gold, &prep.labels, &opts)?;
         judged.warnings.emit(global.quiet);
         let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
@@ -109,11 +112,49 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     Ok(0)
 }
 
+/// Splits `NAME=PATH` arguments. An argument that names an existing file is
+/// a path even when it holds `=`, and so is one whose part before `=` could
+/// not be a name (`dir/a=b.jsonl`). Unnamed runs get [`run_names`].
+fn name_runs(args: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let split: Vec<(Option<String>, PathBuf)> = args
+        .iter()
+        .map(|a| match a.to_str().and_then(|s| s.split_once('=')) {
+            Some((name, path)) if !a.exists() && !path.is_empty() && valid_retriever_name(name) => {
+                (Some(name.to_string()), PathBuf::from(path))
+            }
+            _ => (None, a.clone()),
+        })
+        .collect();
+    let paths: Vec<PathBuf> = split.iter().map(|(_, p)| p.clone()).collect();
+    let unnamed: Vec<PathBuf> = split
+        .iter()
+        .filter(|(n, _)| n.is_none())
+        .map(|(_, p)| p.clone())
+        .collect();
+    let mut derived = run_names(&unnamed).into_iter();
+    let explicit: Vec<String> = split.iter().filter_map(|(n, _)| n.clone()).collect();
+    let names: Vec<String> = split
+        .into_iter()
+        .map(|(n, _)| n.unwrap_or_else(|| derived.next().unwrap_or_default()))
+        .collect();
+    // The same file twice is a fair sanity check; a name given twice is not.
+    if let Some(dup) = explicit
+        .iter()
+        .find(|e| names.iter().filter(|n| n == e).count() > 1)
+    {
+        return Err(usage_error(
+            format!("two runs are named `{dup}`"),
+            "name each run: rgate compare --gold G v1=a.jsonl v2=b.jsonl",
+        ));
+    }
+    Ok((paths, names))
+}
+
 /// Short, distinct names for the runs: file stems (`bm25`), else file
 /// names (`results.test`), else the paths as given.
-fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
+fn run_names(paths: &[PathBuf]) -> Vec<String> {
     let distinct = |v: &Vec<String>| {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         v.iter().all(|n| seen.insert(n.as_str()))
     };
     let stems: Vec<String> = paths
