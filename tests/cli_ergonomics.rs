@@ -151,6 +151,10 @@ fn refused_formats_exit_2_and_name_the_ones_that_work() {
             "error: `rgate gold stats` cannot print --format trec\nhint: it prints table, json, markdown or csv\n",
         ),
         (
+            &["--format", "junit", "gold", "import", "sheet.jsonl", "--into", "g.yaml"],
+            "error: `rgate gold import` cannot print --format junit\nhint: it prints table or json\n",
+        ),
+        (
             &["--format", "json", "completions", "bash"],
             "error: `rgate completions` takes no --format\nhint: drop --format; its output has one form\n",
         ),
