@@ -16,6 +16,10 @@ pub const DEFAULT_CONFIG: &str = "config/rgate.yaml";
 pub const DEFAULT_SEED: u64 = 20261129;
 pub const DEFAULT_RESAMPLES: u32 = 10_000;
 pub const DEFAULT_ALPHA: f64 = 0.05;
+/// The share of gold queries a run may leave out before `gate` and
+/// `baseline update` call it a broken retriever step rather than a
+/// regression.
+pub const DEFAULT_MAX_MISSING: f64 = 0.10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -143,6 +147,9 @@ pub struct GateSettings {
     pub correction: Correction,
     pub weighting: Weighting,
     pub rules: Vec<Rule>,
+    /// Largest share of gold queries a run may miss (they score 0, as with
+    /// trec_eval's `-c`); more, or all, is an error.
+    pub max_missing: f64,
 }
 
 impl Default for GateSettings {
@@ -156,6 +163,7 @@ impl Default for GateSettings {
             correction: Correction::Holm,
             weighting: Weighting::Micro,
             rules: Vec::new(),
+            max_missing: DEFAULT_MAX_MISSING,
         }
     }
 }
@@ -233,6 +241,8 @@ struct RawGate {
     weighting: Option<Weighting>,
     #[serde(default)]
     rules: Vec<RawRule>,
+    #[serde(default)]
+    max_missing: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -395,6 +405,16 @@ impl Config {
                 }
                 gate.resamples = b;
             }
+            if let Some(m) = g.max_missing {
+                if !(0.0..=1.0).contains(&m) {
+                    return Err(bad(
+                        "max_missing",
+                        format!("max_missing {m} is outside [0, 1]"),
+                        "it is a share of the gold queries: 0.10 allows a run to miss one in ten",
+                    ));
+                }
+                gate.max_missing = m;
+            }
             gate.seed = g.seed.unwrap_or(gate.seed);
             gate.test = g.test.unwrap_or(gate.test);
             gate.decision = g.decision.unwrap_or(gate.decision);
@@ -543,6 +563,39 @@ impl Config {
             return Ok(self.retrievers.iter().collect());
         }
         names.iter().map(|n| self.retriever(n)).collect()
+    }
+
+    /// Checks what the config says about the gold set against the gold set
+    /// itself, before any work: a rule naming a stratum the gold set lacks
+    /// would leave its metric un-gated there, silently weakening the gate.
+    pub fn check_against_gold(&self, gold_path: &Path, strata: &[String]) -> Result<()> {
+        let names: Vec<&str> = strata.iter().map(String::as_str).collect();
+        for rule in &self.gate.rules {
+            let StrataSel::List(list) = &rule.strata else {
+                continue;
+            };
+            for n in list {
+                if n == "overall" || names.contains(&n.as_str()) {
+                    continue;
+                }
+                let known = format!("its strata: {}", names.join(", "));
+                let hint = match suggest(n, &names) {
+                    Some(s) => format!("did you mean `{s}`? {known}"),
+                    None => format!("name one of {known}, or `overall`"),
+                };
+                return Err(input_error_hint(
+                    &self.path,
+                    None,
+                    format!(
+                        "rule for {}: stratum `{n}` is not in the gold set {}",
+                        rule.metric,
+                        gold_path.display()
+                    ),
+                    hint,
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The deepest rank any metric looks at: what a baseline must store so

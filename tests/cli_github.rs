@@ -21,7 +21,7 @@ fn project(dir: &Path) {
     };
     w(
         "config/rgate.yaml",
-        "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: good.json\ngate:\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n",
+        "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: good.json\ngate:\n  max_missing: 0.25\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n",
     );
     let mut gold = String::from("version: 1\nqueries:\n");
     for q in 1..=4 {

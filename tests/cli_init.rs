@@ -125,6 +125,7 @@ fn config_is_found_from_a_subdirectory() {
         "version: 1\nqueries:\n  - id: q1\n    text: t\n    relevant: [d1]\n  - id: q2\n    text: u\n    relevant: [d2]\n",
     )
     .unwrap();
+    std::fs::create_dir_all(root.join("config/baselines")).unwrap();
     // q1 hit at rank 1, q2 missed: recall@10 mean 0.5.
     std::fs::write(root.join("config/run.json"), r#"{"q1": ["d1"], "q2": ["x"]}"#).unwrap();
     let o = run({

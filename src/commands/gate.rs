@@ -8,7 +8,7 @@ use anyhow::Result;
 use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
 use crate::cli::{ColorChoice, GateArgs, Global};
 use crate::config::{Config, Retriever};
-use crate::diag::{input_error_hint, usage_error, Warnings};
+use crate::diag::{input_error_hint, name_some, usage_error, Warnings};
 use crate::eval::{Scores, Summary};
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::{self, Current, GateOutcome};
@@ -28,6 +28,7 @@ pub struct Evaluated {
 
 pub fn prepare(config: &Config) -> Result<Prepared> {
     let (gold, warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
+    config.check_against_gold(&gold.path, &gold.strata)?;
     Ok(Prepared::new(
         gold,
         warnings,
@@ -70,6 +71,7 @@ pub fn evaluate_runs(
                 keep_ids: keep,
             };
             let judged = run::read(&path, &prep.gold, &prep.labels, &opts)?;
+            check_coverage(config, prep, &judged)?;
             let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
             Ok(Evaluated {
                 name: r.name.clone(),
@@ -78,6 +80,61 @@ pub fn evaluate_runs(
             })
         })
         .collect()
+}
+
+/// A run that answers none of the gold queries, or leaves out more than
+/// `gate.max_missing` of them, means the retriever step broke (a crash, a
+/// truncated file, the wrong query set): exit 2, not a "regression" that
+/// sends someone hunting for a quality drop. Fewer absent queries score 0
+/// with a warning, as trec_eval's `-c` does.
+fn check_coverage(config: &Config, prep: &Prepared, run: &JudgedRun) -> Result<()> {
+    let total = prep.gold.len();
+    let missing: Vec<&str> = run.missing().map(|i| prep.gold.queries[i].id.as_str()).collect();
+    if total == 0 || missing.is_empty() {
+        return Ok(());
+    }
+    let max = config.gate.max_missing;
+    let share = missing.len() as f64 / total as f64;
+    let message = if missing.len() == total {
+        format!("the run covers none of the {total} gold queries")
+    } else if share > max {
+        format!(
+            "the run misses {} of the {total} gold queries ({:.1}%, more than gate.max_missing {max} allows): {}",
+            missing.len(),
+            share * 100.0,
+            name_some(&missing, 5)
+        )
+    } else {
+        return Ok(());
+    };
+    Err(input_error_hint(
+        &run.path,
+        None,
+        message,
+        format!(
+            "check that the retriever step finished and ran on the gold set's queries ({}); to accept a partial run, raise gate.max_missing in {}",
+            prep.gold.path.display(),
+            config.path.display()
+        ),
+    ))
+}
+
+/// `gate` compares against the baseline directory: when it does not exist,
+/// every retriever would "have no baseline" and pass, so a typo in
+/// `baselines:` would switch the gate off. `baseline update` creates it.
+fn check_baseline_dir(config: &Config) -> Result<()> {
+    if config.baselines.is_dir() {
+        return Ok(());
+    }
+    Err(input_error_hint(
+        &config.baselines,
+        None,
+        format!(
+            "the baseline directory does not exist (`baselines:` in {})",
+            config.path.display()
+        ),
+        "record the first baselines with `rgate baseline update` (it creates the directory) and commit them; or fix the `baselines:` path",
+    ))
 }
 
 /// The gate's decision for already-evaluated runs.
@@ -210,8 +267,9 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
 
 pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let config = Config::load(global.config.as_deref())?;
-    let prep = prepare(&config)?;
     let selected = config.select(&args.names)?;
+    check_baseline_dir(&config)?;
+    let prep = prepare(&config)?;
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
 
