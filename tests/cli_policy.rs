@@ -87,7 +87,10 @@ fn missing_more_than_max_missing_is_an_error_fewer_a_warning() {
     assert_error(&o, &["misses 2 of the 10 gold queries"]);
     assert_eq!(fs::read(dir.path().join("baselines/r.json")).unwrap(), before);
     // 1 of 10 = 10%: allowed; q0 scores 0 and the report says why.
-    let o = rgate(dir.path(), &["gate", "--run", "r=without1.jsonl", "--format", "json"]);
+    let o = rgate(
+        dir.path(),
+        &["gate", "--run", "r=without1.jsonl", "--format", "json"],
+    );
     assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
     let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     let warnings = v["retrievers"][0]["warnings"].to_string();
@@ -108,7 +111,11 @@ fn max_missing_is_configurable_and_checked() {
     let dir = recorded("  max_missing: 0.25\n");
     let o = rgate(dir.path(), &["gate", "--run", "r=without2.jsonl"]);
     assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
-    assert!(o.stdout.contains("2 of 10 gold queries are absent"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("2 of 10 gold queries are absent"),
+        "{}",
+        o.stdout
+    );
     let dir = tempfile::tempdir().unwrap();
     project(dir.path(), "  max_missing: 1.5\n");
     let o = rgate(dir.path(), &["gate"]);
@@ -119,7 +126,11 @@ fn max_missing_is_configurable_and_checked() {
 fn a_rule_naming_an_unknown_stratum_is_an_error() {
     let dir = recorded("");
     let config = fs::read_to_string(dir.path().join("rgate.yaml")).unwrap();
-    fs::write(dir.path().join("rgate.yaml"), config.replace("strata: all", "strata: [overall, how_to]")).unwrap();
+    fs::write(
+        dir.path().join("rgate.yaml"),
+        config.replace("strata: all", "strata: [overall, how_to]"),
+    )
+    .unwrap();
     for args in [&["gate"][..], &["baseline", "update"]] {
         let o = rgate(dir.path(), args);
         assert_error(
@@ -131,9 +142,19 @@ fn a_rule_naming_an_unknown_stratum_is_an_error() {
         );
     }
     // A name that is no typo of any stratum lists them.
-    fs::write(dir.path().join("rgate.yaml"), config.replace("strata: all", "strata: zzzzzz")).unwrap();
+    fs::write(
+        dir.path().join("rgate.yaml"),
+        config.replace("strata: all", "strata: zzzzzz"),
+    )
+    .unwrap();
     let o = rgate(dir.path(), &["gate"]);
-    assert_error(&o, &["stratum `zzzzzz` is not in the gold set", "name one of its strata: how-to, multi-hop, or `overall`"]);
+    assert_error(
+        &o,
+        &[
+            "stratum `zzzzzz` is not in the gold set",
+            "name one of its strata: how-to, multi-hop, or `overall`",
+        ],
+    );
 }
 
 #[test]
@@ -142,7 +163,13 @@ fn a_missing_baseline_directory_is_an_error_for_gate_only() {
     project(dir.path(), "");
     // A typo'd or never-created directory would let every retriever pass.
     let o = rgate(dir.path(), &["gate"]);
-    assert_error(&o, &["baselines: the baseline directory does not exist", "rgate baseline update"]);
+    assert_error(
+        &o,
+        &[
+            "baselines: the baseline directory does not exist",
+            "rgate baseline update",
+        ],
+    );
     assert!(!dir.path().join("baselines").exists());
     // The first update creates it; then the gate runs.
     let o = rgate(dir.path(), &["baseline", "update"]);
