@@ -227,6 +227,10 @@ pub struct GateArgs {
     /// Use this run file for a retriever instead of the configured one
     #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub runs: Vec<(String, PathBuf)>,
+    /// Read the baselines as they are at this git ref (e.g. origin/main), so
+    /// a pull request that edits its own baseline is gated against the target's
+    #[arg(long, value_name = "REF")]
+    pub baseline_ref: Option<String>,
     /// Append this result to each retriever's history
     #[arg(long)]
     pub record: bool,

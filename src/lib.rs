@@ -15,7 +15,7 @@
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
 //! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
-//! | store, config | [`baseline`], [`config`] | baselines on disk; one validated config |
+//! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`] | the gold set and label lookups |
 //! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
@@ -57,6 +57,7 @@ pub mod eval;
 pub mod fsutil;
 pub mod gate;
 pub mod github;
+pub mod gitref;
 pub mod gold;
 pub mod goldbuild;
 pub mod judge;

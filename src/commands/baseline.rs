@@ -72,7 +72,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         .map(|r| store.lock(&r.name))
         .collect::<Result<Vec<_>>>()?;
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
-    let outcome = decide(&config, &prep, &runs, false, true)?;
+    let outcome = decide(&config, &prep, &runs, false, true, None)?;
 
     let format = global.format();
     emit_warnings(&outcome, format, global.quiet);

@@ -13,6 +13,7 @@ use crate::eval::{Scores, Summary};
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::{self, Current, GateOutcome};
 use crate::github::Actions;
+use crate::gitref::GitRef;
 use crate::gold::GoldSet;
 use crate::prepared::Prepared;
 use crate::report::gate::GateView;
@@ -146,11 +147,15 @@ pub fn decide(
     runs: &[Evaluated],
     require_baseline: bool,
     recording: bool,
+    at_ref: Option<&GitRef>,
 ) -> Result<GateOutcome> {
     let store = Store::new(&config.baselines);
     let mut retrievers = Vec::new();
     for e in runs {
-        let baseline = store.load(&e.name)?;
+        let baseline = match at_ref {
+            Some(r) => r.load_baseline(&store, &e.name)?,
+            None => store.load(&e.name)?,
+        };
         if baseline.is_none() && require_baseline {
             return Err(input_error_hint(
                 &store.baseline_path(&e.name),
@@ -271,7 +276,18 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     check_baseline_dir(&config)?;
     let prep = prepare(&config)?;
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
-    let outcome = decide(&config, &prep, &runs, args.require_baseline, false)?;
+    let at_ref = match &args.baseline_ref {
+        Some(rev) => Some(GitRef::resolve(&config.baselines, rev)?),
+        None => None,
+    };
+    let outcome = decide(
+        &config,
+        &prep,
+        &runs,
+        args.require_baseline,
+        false,
+        at_ref.as_ref(),
+    )?;
 
     let format = global.format();
     emit_warnings(&outcome, format, global.quiet);
