@@ -12,7 +12,7 @@
 //! are atomic and serialized by a lock file; a newer schema or a corrupt file
 //! is refused and never overwritten.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::Write as _;
@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
-use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer as _};
 use serde_json::{json, Map, Value};
 
 use crate::diag::{input_error, input_error_hint};
@@ -90,7 +91,15 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(input_error(&path, None, format!("cannot read baseline: {e}"))),
         };
-        Baseline::parse(&path, &text).map(Some)
+        let b = Baseline::parse(&path, &text)?;
+        if b.retriever != name {
+            return Err(corrupt(
+                &path,
+                None,
+                format!("it holds the baseline of `{}`, not of `{name}`", b.retriever),
+            ));
+        }
+        Ok(Some(b))
     }
 
     /// Writes the baseline atomically. The caller holds the lock.
@@ -196,11 +205,16 @@ impl Drop for Lock {
 }
 
 // ---- the file format ---------------------------------------------------------
+//
+// Parsed in one pass straight into typed values (no intermediate JSON tree),
+// so a 7,000-query baseline loads in milliseconds. Values are checked as they
+// are read, so serde_json's position gives the line of a bad value for free;
+// the few checks made afterwards look their line up only when they fail.
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a baseline object")]
 struct RawBaseline {
-    /// Checked on the untyped value before this parse.
+    /// Checked by the probe before this parse.
     #[allow(dead_code)]
     schema_version: u32,
     retriever: String,
@@ -212,12 +226,15 @@ struct RawBaseline {
     relevance_level: i32,
     metrics: Vec<String>,
     depth: Option<u32>,
-    aggregates: Map<String, Value>,
-    queries: Map<String, Value>,
+    aggregates: Keyed<RawScope>,
+    queries: Keyed<RawQuery>,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object with path, fingerprint and queries"
+)]
 struct RawGold {
     path: String,
     fingerprint: String,
@@ -225,11 +242,161 @@ struct RawGold {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an object with stratum, values and ranking")]
 struct RawQuery {
     stratum: String,
-    values: Map<String, Value>,
+    values: MetricValues,
     ranking: Vec<String>,
+}
+
+/// A JSON object read in file order, refusing a key given twice (serde_json
+/// would keep the last one silently: a tampered file could hide a value).
+struct Keyed<T>(Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Keyed<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Keyed<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Keyed<T>, A::Error> {
+                let mut seen = HashSet::new();
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(de::Error::custom(format!("`{key}` is given twice")));
+                    }
+                    let value = map.next_value::<T>()?;
+                    out.push((key, value));
+                }
+                Ok(Keyed(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// `{"recall@10": 0.5, ...}`: every value a number in [0, 1] (the range of
+/// every rgate metric), no name twice.
+struct MetricValues(Vec<(String, f64)>);
+
+impl<'de> Deserialize<'de> for MetricValues {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetricValues;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of metric values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<MetricValues, A::Error> {
+                let mut out: Vec<(String, f64)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format!("`{key}` is given twice")));
+                    }
+                    let v = map.next_value::<Value>()?;
+                    let x = metric_value(&key, &v).map_err(de::Error::custom)?;
+                    out.push((key, x));
+                }
+                Ok(MetricValues(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// One scope's aggregate row: `n` and a mean per metric.
+struct RawScope {
+    n: u64,
+    means: MetricValues,
+}
+
+impl<'de> Deserialize<'de> for RawScope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawScope;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object with n and a mean per metric")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawScope, A::Error> {
+                let mut n = None;
+                let mut means: Vec<(String, f64)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "n" {
+                        if n.is_some() {
+                            return Err(de::Error::custom("`n` is given twice"));
+                        }
+                        let v = map.next_value::<Value>()?;
+                        n = Some(v.as_u64().ok_or_else(|| {
+                            de::Error::custom(format!("`n` is {}, not a query count", excerpt(&v)))
+                        })?);
+                        continue;
+                    }
+                    if means.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format!("`{key}` is given twice")));
+                    }
+                    let v = map.next_value::<Value>()?;
+                    let x = metric_value(&key, &v).map_err(de::Error::custom)?;
+                    means.push((key, x));
+                }
+                let n = n.ok_or_else(|| de::Error::custom("an aggregate row lacks `n`"))?;
+                Ok(RawScope {
+                    n,
+                    means: MetricValues(means),
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A stored metric value, or why it is not one. JSON has no NaN: rgate
+/// never writes one, and serde_json turns a NaN into `null`, so a `null`
+/// here is named as what it most likely is.
+fn metric_value(metric: &str, v: &Value) -> std::result::Result<f64, String> {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            _ => Err(format!("{metric} is {n}, outside [0, 1] where every metric lies")),
+        },
+        Value::Null => Err(format!("{metric} is null, not a number (a NaN?)")),
+        other => Err(format!("{metric} is {}, not a number", excerpt(other))),
+    }
+}
+
+/// A bad value as the message quotes it: at most a short excerpt.
+fn excerpt(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}...", &s[..cut]),
+        None => s,
+    }
+}
+
+/// Reads only `schema_version`, skipping everything else unbuilt, so a file
+/// from a newer rgate is refused for its version rather than for a field
+/// this rgate does not know.
+struct Probe;
+
+impl<'de> Visitor<'de> for Probe {
+    type Value = Option<Value>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Option<Value>, A::Error> {
+        let mut version = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "schema_version" {
+                version = Some(map.next_value::<Value>()?);
+            } else {
+                map.next_value::<de::IgnoredAny>()?;
+            }
+        }
+        Ok(version)
+    }
 }
 
 fn corrupt(path: &Path, line: Option<usize>, what: impl std::fmt::Display) -> anyhow::Error {
@@ -241,16 +408,36 @@ fn corrupt(path: &Path, line: Option<usize>, what: impl std::fmt::Display) -> an
     )
 }
 
+/// A serde_json error as a located message: the line goes where every rgate
+/// error puts it, and Rust type names become words.
+fn json_error(path: &Path, e: &serde_json::Error) -> anyhow::Error {
+    let msg = e.to_string();
+    let msg = match msg.rsplit_once(" at line ") {
+        Some((head, _)) if e.line() > 0 => head.to_string(),
+        _ => msg,
+    };
+    let msg = msg
+        .replace("expected u32", "expected a non-negative integer")
+        .replace("expected u64", "expected a non-negative integer")
+        .replace("expected usize", "expected a non-negative integer")
+        .replace("expected i32", "expected an integer")
+        .replace("expected f64", "expected a number");
+    corrupt(path, (e.line() > 0).then_some(e.line()), msg)
+}
+
 fn num(v: &Value) -> Option<f64> {
     v.as_f64().filter(|x| x.is_finite())
 }
 
 impl Baseline {
     pub fn parse(path: &Path, text: &str) -> Result<Baseline> {
-        let v: Value = serde_json::from_str(text).map_err(|e| corrupt(path, Some(e.line()), e))?;
-        let version = v.get("schema_version").and_then(Value::as_u64);
-        match version {
-            Some(s) if s > u64::from(SCHEMA_VERSION) => {
+        // Editors on Windows save a byte-order mark; it is not content.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let version = serde_json::Deserializer::from_str(text)
+            .deserialize_map(Probe)
+            .map_err(|e| json_error(path, &e))?;
+        match version.as_ref().map(|v| (v, v.as_u64())) {
+            Some((_, Some(s))) if s > u64::from(SCHEMA_VERSION) => {
                 return Err(input_error_hint(
                     path,
                     None,
@@ -258,65 +445,91 @@ impl Baseline {
                     "upgrade rgate; the file is left as it is",
                 ))
             }
-            Some(_) => {}
+            Some((_, Some(s))) if s >= 1 => {}
+            Some((v, _)) => {
+                return Err(corrupt(
+                    path,
+                    None,
+                    format!("schema_version {} is not a version rgate ever wrote", excerpt(v)),
+                ))
+            }
             None => return Err(corrupt(path, None, "no schema_version")),
         }
-        let raw: RawBaseline = serde_json::from_value(v).map_err(|e| corrupt(path, None, e))?;
-        let metrics = raw
-            .metrics
-            .iter()
-            .map(|m| m.parse::<Metric>())
-            .collect::<Result<Vec<_>>>()
-            .map_err(|e| corrupt(path, None, e))?;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw = RawBaseline::deserialize(&mut de).and_then(|r| de.end().map(|_| r));
+        let raw = raw.map_err(|e| json_error(path, &e))?;
+        // Where a query is, for the checks made after the parse; searched
+        // only when one fails.
+        let line_of_query = |id: &str| {
+            text.find(&format!(
+                "\n    {}:",
+                serde_json::to_string(id).unwrap_or_default()
+            ))
+            .map(|p| crate::diag::line_of(text.as_bytes(), p + 1))
+        };
+        let mut metrics: Vec<Metric> = Vec::with_capacity(raw.metrics.len());
+        for m in &raw.metrics {
+            let metric: Metric = m.parse().map_err(|e| corrupt(path, None, e))?;
+            if metrics.contains(&metric) {
+                return Err(corrupt(path, None, format!("metric {metric} is listed twice")));
+            }
+            metrics.push(metric);
+        }
         let names: Vec<String> = metrics.iter().map(Metric::name).collect();
-        let mut aggregates = Vec::new();
-        for (scope, a) in &raw.aggregates {
-            let n = a
-                .get("n")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| corrupt(path, None, format!("aggregates.{scope}.n")))?;
-            let means = names
+        let align = |vals: &MetricValues| -> std::result::Result<Vec<f64>, String> {
+            names
                 .iter()
-                .map(|m| a.get(m).and_then(num))
-                .collect::<Option<Vec<f64>>>()
-                .ok_or_else(|| corrupt(path, None, format!("aggregates.{scope} lacks a metric")))?;
+                .map(|m| {
+                    vals.0
+                        .iter()
+                        .find(|(k, _)| k == m)
+                        .map(|(_, v)| *v)
+                        .ok_or_else(|| format!("lacks a value for {m}"))
+                })
+                .collect()
+        };
+        let mut aggregates = Vec::with_capacity(raw.aggregates.0.len());
+        for (scope, a) in &raw.aggregates.0 {
+            let means =
+                align(&a.means).map_err(|e| corrupt(path, None, format!("aggregates.{scope} {e}")))?;
             aggregates.push(ScopeMeans {
                 scope: scope.clone(),
-                n: n as usize,
+                n: a.n as usize,
                 means,
             });
         }
-        if raw.gold.queries != raw.queries.len() {
+        if raw.gold.queries != raw.queries.0.len() {
             return Err(corrupt(
                 path,
                 None,
                 format!(
                     "gold.queries says {} but {} queries are stored",
                     raw.gold.queries,
-                    raw.queries.len()
+                    raw.queries.0.len()
                 ),
             ));
         }
-        let mut queries = Vec::with_capacity(raw.queries.len());
-        for (id, q) in raw.queries {
-            let line = text
-                .find(&format!(
-                    "\n    {}:",
-                    serde_json::to_string(&id).unwrap_or_default()
-                ))
-                .map(|p| crate::diag::line_of(text.as_bytes(), p + 1));
-            let rq: RawQuery =
-                serde_json::from_value(q).map_err(|e| corrupt(path, line, format!("query `{id}`: {e}")))?;
-            let values = names
-                .iter()
-                .map(|m| rq.values.get(m).and_then(num))
-                .collect::<Option<Vec<f64>>>()
-                .ok_or_else(|| corrupt(path, line, format!("query `{id}` lacks a metric value")))?;
+        let mut queries = Vec::with_capacity(raw.queries.0.len());
+        for (id, q) in raw.queries.0 {
+            let values = align(&q.values)
+                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
+            if let Some(d) = raw.depth {
+                if q.ranking.len() > d as usize {
+                    return Err(corrupt(
+                        path,
+                        line_of_query(&id),
+                        format!(
+                            "query `{id}` stores {} ranked ids, more than the file's depth {d}",
+                            q.ranking.len()
+                        ),
+                    ));
+                }
+            }
             queries.push(StoredQuery {
                 id,
-                stratum: rq.stratum,
+                stratum: q.stratum,
                 values,
-                ranking: rq.ranking,
+                ranking: q.ranking,
             });
         }
         Ok(Baseline {
@@ -641,7 +854,168 @@ mod tests {
         let e = Baseline::parse(Path::new("b.json"), "[]")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("corrupt baseline: no schema_version"), "{e}");
+        assert!(
+            e.contains("b.json:1: corrupt baseline: invalid type: sequence, expected a JSON object"),
+            "{e}"
+        );
+        let e = Baseline::parse(Path::new("b.json"), "{}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("b.json: corrupt baseline: no schema_version"), "{e}");
+    }
+
+    fn parse_err(text: &str) -> String {
+        Baseline::parse(Path::new("b.json"), text)
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// The line of q1 in [`sample`]'s file: `{`, 10 fields, the 3-line
+    /// `aggregates` block and `"queries": {` come first, so 16 (counted by
+    /// hand; the test checks the count).
+    fn q1_line(text: &str) -> usize {
+        text.lines().position(|l| l.starts_with("    \"q1\"")).unwrap() + 1
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_content() {
+        let b = sample();
+        let text = format!("\u{feff}{}", b.to_json_text());
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
+    }
+
+    #[test]
+    fn tampered_values_are_errors_naming_file_and_line() {
+        let text = sample().to_json_text();
+        let line = q1_line(&text);
+        assert_eq!(line, 16);
+        let e = parse_err(&text.replace("\"recall@10\":1.0", "\"recall@10\":1.5"));
+        assert!(
+            e.starts_with("b.json:16: corrupt baseline: recall@10 is 1.5, outside [0, 1]"),
+            "{e}"
+        );
+        assert!(e.contains("\nhint: restore it from git"), "{e}");
+        let e = parse_err(&text.replace("\"recall@10\":1.0", "\"recall@10\":-0.25"));
+        assert!(
+            e.contains("b.json:16: corrupt baseline: recall@10 is -0.25, outside [0, 1]"),
+            "{e}"
+        );
+        let e = parse_err(&text.replace("\"recall@10\":1.0", "\"recall@10\":null"));
+        assert!(
+            e.contains("b.json:16: corrupt baseline: recall@10 is null, not a number (a NaN?)"),
+            "{e}"
+        );
+        let e = parse_err(&text.replace("\"recall@10\":1.0", "\"recall@10\":\"NaN\""));
+        assert!(
+            e.contains("b.json:16: corrupt baseline: recall@10 is \"NaN\", not a number"),
+            "{e}"
+        );
+        // A bare NaN is not JSON at all.
+        let e = parse_err(&text.replace("\"recall@10\":1.0", "\"recall@10\":NaN"));
+        assert!(
+            e.starts_with("b.json:16: corrupt baseline: expected value"),
+            "{e}"
+        );
+        // An aggregate too.
+        let e = parse_err(&text.replace("\"recall@10\":0.75", "\"recall@10\":7.5"));
+        assert!(
+            e.contains("b.json:13: corrupt baseline: recall@10 is 7.5, outside [0, 1]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error() {
+        let text = sample().to_json_text();
+        let e = parse_err(&text.replace(
+            "\"values\":{\"recall@10\":1.0",
+            "\"values\":{\"recall@10\":0.0,\"recall@10\":1.0",
+        ));
+        assert!(
+            e.contains("b.json:16: corrupt baseline: `recall@10` is given twice"),
+            "{e}"
+        );
+        let e = parse_err(&text.replace("\n    \"q2\":", "\n    \"q1\":"));
+        assert!(
+            e.contains("b.json:17: corrupt baseline: `q1` is given twice"),
+            "{e}"
+        );
+        let e = parse_err(&text.replace("\"note\": null,", "\"note\": null,\n  \"note\": \"x\","));
+        assert!(e.contains("corrupt baseline: duplicate field `note`"), "{e}");
+        let e = parse_err(&text.replace("{\"n\":2,", "{\"n\":2,\"n\":3,"));
+        assert!(
+            e.contains("b.json:13: corrupt baseline: `n` is given twice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn schema_version_zero_and_odd_versions_are_refused() {
+        let text = sample().to_json_text();
+        for (v, shown) in [("0", "0"), ("-1", "-1"), ("\"1\"", "\"1\""), ("1.5", "1.5")] {
+            let e = parse_err(&text.replace("\"schema_version\": 1", &format!("\"schema_version\": {v}")));
+            assert!(
+                e.contains(&format!(
+                    "b.json: corrupt baseline: schema_version {shown} is not a version rgate ever wrote"
+                )),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_show_no_rust_type_names() {
+        let text = sample().to_json_text();
+        for (from, to, want) in [
+            ("\"gold\": {", "\"gold\": 5, \"x\": {", "expected an object with path, fingerprint and queries"),
+            ("\"depth\": 10", "\"depth\": \"ten\"", "expected a non-negative integer"),
+            ("\"relevance_level\": 1", "\"relevance_level\": []", "expected an integer"),
+            (
+                "\"q2\": {\"stratum\":\"default\",\"values\":{\"recall@10\":0.5,\"mrr@10\":0.0},\"ranking\":[]}",
+                "\"q2\": 7",
+                "expected an object with stratum, values and ranking",
+            ),
+        ] {
+            let e = parse_err(&text.replacen(from, to, 1));
+            assert!(e.contains(want), "{e}");
+            for internal in ["struct", "Raw", "u32", "i32", "usize", "Keyed"] {
+                assert!(!e.contains(internal), "{internal} in {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_value_names_the_query_and_its_line() {
+        let text = sample().to_json_text();
+        let e = parse_err(&text.replace("\"values\":{\"recall@10\":1.0,", "\"values\":{"));
+        assert!(
+            e.contains("b.json:16: corrupt baseline: query `q1` lacks a value for recall@10"),
+            "{e}"
+        );
+        let e = parse_err(&text.replace(
+            "\"ranking\":[\"a#1\",",
+            "\"ranking\":[\"a#1\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",",
+        ));
+        assert!(
+            e.contains(
+                "b.json:16: corrupt baseline: query `q1` stores 11 ranked ids, more than the file's depth 10"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_holding_another_retrievers_baseline_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        std::fs::write(s.baseline_path("bm25"), sample().to_json_text()).unwrap();
+        let e = s.load("bm25").unwrap_err().to_string();
+        assert!(
+            e.contains("bm25.json: corrupt baseline: it holds the baseline of `hybrid`, not of `bm25`"),
+            "{e}"
+        );
+        std::fs::write(s.baseline_path("hybrid"), sample().to_json_text()).unwrap();
+        assert_eq!(s.load("hybrid").unwrap(), Some(sample()));
     }
 
     #[test]
