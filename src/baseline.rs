@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -25,6 +25,7 @@ use serde::{Deserialize, Deserializer as _};
 use serde_json::{json, Map, Value};
 
 use crate::diag::{input_error, input_error_hint};
+use crate::fsutil::{refuse_symlink, write_atomic};
 use crate::metrics::Metric;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -102,27 +103,80 @@ impl Store {
         Ok(Some(b))
     }
 
-    /// Writes the baseline atomically. The caller holds the lock.
-    pub fn save(&self, b: &Baseline) -> Result<PathBuf> {
-        let path = self.baseline_path(&b.retriever);
-        crate::fsutil::write_atomic(&path, b.to_json_text().as_bytes())?;
+    /// Replaces the baseline and appends its history line as one step: a
+    /// journal naming both is written first and removed last, so a kill at
+    /// any point leaves the old baseline and history, or the new ones (the
+    /// next locked operation completes the step, see [`Store::recover`]).
+    pub fn record(&self, lock: &Lock, b: &Baseline, entry: &HistoryEntry) -> Result<PathBuf> {
+        let name = lock.name.as_str();
+        debug_assert_eq!(name, b.retriever);
+        let path = self.baseline_path(name);
+        let history = self.history_path(name);
+        let journal = self.journal_path(name);
+        for p in [&path, &history, &journal] {
+            refuse_symlink(p)?;
+        }
+        let text = b.to_json_text();
+        let line = history_line(entry);
+        let j = json!({"baseline_sha256": sha256_hex(text.as_bytes()), "history": line});
+        write_atomic(&journal, format!("{j}\n").as_bytes())?;
+        write_atomic(&path, text.as_bytes())?;
+        append_line(&history, &line)?;
+        remove_quietly(&journal);
         Ok(path)
     }
 
-    /// Appends one history line. The line is written with a single `write`
-    /// on an append-mode file, then synced.
-    pub fn append_history(&self, name: &str, entry: &HistoryEntry) -> Result<()> {
-        let path = self.history_path(name);
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| input_error(&self.dir, None, format!("cannot create directory: {e}")))?;
-        let mut line = serde_json::to_string(&entry.to_json()).unwrap_or_default();
-        line.push('\n');
-        let r = (|| -> std::io::Result<()> {
-            let mut f = OpenOptions::new().create(true).append(true).open(&path)?;
-            f.write_all(line.as_bytes())?;
-            f.sync_all()
-        })();
-        r.map_err(|e| input_error(&path, None, format!("cannot append history: {e}")))
+    /// Appends one history line (`gate --record`) under the lock.
+    pub fn append_history(&self, lock: &Lock, entry: &HistoryEntry) -> Result<()> {
+        let path = self.history_path(&lock.name);
+        refuse_symlink(&path)?;
+        append_line(&path, &history_line(entry))
+    }
+
+    fn journal_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!(".{name}.journal"))
+    }
+
+    /// Puts a retriever's files back in order after a killed rgate; called
+    /// with the lock held, before anything else reads or writes them.
+    /// Leftover temp files are removed; a torn last history line is cut
+    /// off; a journal whose baseline made it to disk gets its history line
+    /// (unless the line is already there), and one whose baseline did not
+    /// is dropped, the old baseline and history being intact.
+    fn recover(&self, name: &str) -> Result<()> {
+        for stem in [format!(".{name}.json."), format!(".{name}.journal.")] {
+            remove_stale_temps(&self.dir, &stem);
+        }
+        let history = self.history_path(name);
+        refuse_symlink(&history)?;
+        cut_torn_tail(&history)?;
+        let journal = self.journal_path(name);
+        let text = match std::fs::read_to_string(&journal) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(input_error(&journal, None, format!("cannot read journal: {e}"))),
+        };
+        let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let (Some(sha), Some(line)) = (
+            v.get("baseline_sha256").and_then(Value::as_str),
+            v.get("history").and_then(Value::as_str),
+        ) else {
+            return Err(input_error_hint(
+                &journal,
+                None,
+                "unreadable update journal (rgate writes it whole, so it was edited)",
+                "remove it; check the baseline and its history with `git diff`",
+            ));
+        };
+        let on_disk = std::fs::read(self.baseline_path(name)).ok();
+        if on_disk.as_deref().map(sha256_hex).as_deref() == Some(sha) {
+            let existing = std::fs::read_to_string(&history).unwrap_or_default();
+            if existing.lines().last() != Some(line) {
+                append_line(&history, line)?;
+            }
+        }
+        remove_quietly(&journal);
+        Ok(())
     }
 
     pub fn history(&self, name: &str) -> Result<Vec<HistoryEntry>> {
@@ -157,50 +211,173 @@ impl Store {
         Ok(out)
     }
 
-    /// Serializes read-modify-write of one retriever's files.
-    pub fn lock(&self, name: &str) -> Result<Lock> {
-        Lock::acquire(&self.dir, name, Duration::from_secs(10))
+    /// Serializes read-modify-write of one retriever's files, waiting up to
+    /// `wait` for another rgate to finish; `on_wait` hears once that we wait
+    /// and for whom.
+    pub fn lock(&self, name: &str, wait: Duration, on_wait: &mut dyn FnMut(&str)) -> Result<Lock> {
+        let lock = Lock::acquire(&self.dir, name, wait, on_wait)?;
+        self.recover(name)?;
+        Ok(lock)
     }
 }
 
-/// A lock file beside the baseline, created exclusively and removed on drop.
+/// An OS advisory lock (`flock` on Unix, `LockFileEx` on Windows) on
+/// `.NAME.lock` beside the baseline. The kernel releases it when the
+/// process ends, however it ends, so a killed update never blocks the next.
+/// The file carries the holder's pid, for the message of whoever waits.
+///
+/// The file is removed on release so the store holds only what belongs in
+/// git. Removing a lock file races with a waiter that already opened it, so
+/// after locking we check that the path still names the file we locked, and
+/// start over when it does not.
 #[derive(Debug)]
 pub struct Lock {
+    name: String,
     path: PathBuf,
+    file: File,
 }
 
 impl Lock {
-    pub fn acquire(dir: &Path, name: &str, wait: Duration) -> Result<Lock> {
+    pub fn acquire(dir: &Path, name: &str, wait: Duration, on_wait: &mut dyn FnMut(&str)) -> Result<Lock> {
         std::fs::create_dir_all(dir)
             .map_err(|e| input_error(dir, None, format!("cannot create directory: {e}")))?;
         let path = dir.join(format!(".{name}.lock"));
+        refuse_symlink(&path)?;
         let start = Instant::now();
+        let mut told = false;
         loop {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut f) => {
-                    let _ = writeln!(f, "{}", std::process::id());
-                    return Ok(Lock { path });
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| input_error(&path, None, format!("cannot open lock file: {e}")))?;
+            match fs4::FileExt::try_lock(&file) {
+                Ok(()) => {
+                    if !crate::fsutil::is_same_file(&file, &path) {
+                        continue;
+                    }
+                    let mut lock = Lock {
+                        name: name.to_string(),
+                        path,
+                        file,
+                    };
+                    let _ = lock.file.set_len(0);
+                    let _ = writeln!(lock.file, "pid {} since {}", std::process::id(), now_utc());
+                    return Ok(lock);
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && start.elapsed() < wait => {
+                Err(fs4::TryLockError::WouldBlock) => {
+                    if start.elapsed() >= wait {
+                        return Err(input_error_hint(
+                            &path,
+                            None,
+                            format!(
+                                "another rgate ({}) has held the lock on `{name}` for longer than {} s",
+                                holder(&path),
+                                wait.as_secs_f64()
+                            ),
+                            "let it finish and retry, or raise gate.lock_timeout_s in the config",
+                        ));
+                    }
+                    if !told {
+                        told = true;
+                        on_wait(&format!(
+                            "waiting for another rgate ({}) to finish with the baseline of `{name}` (lock {}; up to {} s)",
+                            holder(&path),
+                            path.display(),
+                            wait.as_secs_f64()
+                        ));
+                    }
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    return Err(input_error_hint(
-                        &path,
-                        None,
-                        "another rgate is updating this baseline (the lock file exists)",
-                        "wait for it to finish; if no rgate is running, remove the lock file",
-                    ))
+                Err(fs4::TryLockError::Error(e)) => {
+                    return Err(input_error(&path, None, format!("cannot lock: {e}")))
                 }
-                Err(e) => return Err(input_error(&path, None, format!("cannot create lock file: {e}"))),
             }
         }
     }
 }
 
+/// Who holds a lock, as its file says (`pid N since TIME`).
+fn holder(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.lines().next().map(str::to_string))
+        .filter(|s| s.starts_with("pid ") && s.len() < 80)
+        .unwrap_or_else(|| "holder unknown".to_string())
+}
+
 impl Drop for Lock {
     fn drop(&mut self) {
+        // Removed while still held: a waiter that opened it sees it gone
+        // (the inode check) and starts over on a fresh file.
         let _ = std::fs::remove_file(&self.path);
+        let _ = fs4::FileExt::unlock(&self.file);
+    }
+}
+
+
+/// One history line, newline excluded.
+fn history_line(entry: &HistoryEntry) -> String {
+    serde_json::to_string(&entry.to_json()).unwrap_or_default()
+}
+
+/// Appends `line` and a newline with a single `write` on an append-mode
+/// file, then syncs it.
+fn append_line(path: &Path, line: &str) -> Result<()> {
+    let r = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+        f.write_all(format!("{line}\n").as_bytes())?;
+        f.sync_all()
+    })();
+    r.map_err(|e| input_error(path, None, format!("cannot append history: {e}")))
+}
+
+/// Cuts a history file back to its last complete line: an append killed
+/// mid-write is the only way to get a line without its newline.
+fn cut_torn_tail(path: &Path) -> Result<()> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(_) => return Ok(()),
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(());
+    }
+    let keep = memchr::memrchr(b'\n', &bytes).map_or(0, |p| p + 1);
+    let r = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(keep as u64).and_then(|_| f.sync_all()));
+    r.map_err(|e| input_error(path, None, format!("cannot repair the torn last line: {e}")))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+fn remove_quietly(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// Removes `STEM<digits>.tmp` files that [`write_atomic`] left behind
+/// when its process was killed. Only called under the retriever's lock,
+/// when no write of these files can be under way.
+fn remove_stale_temps(dir: &Path, stem: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stale = name
+            .strip_prefix(stem)
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if stale {
+            remove_quietly(&e.path());
+        }
     }
 }
 
@@ -1018,16 +1195,181 @@ mod tests {
         assert_eq!(s.load("hybrid").unwrap(), Some(sample()));
     }
 
+    fn no_wait() -> impl FnMut(&str) {
+        |_: &str| {}
+    }
+
     #[test]
-    fn lock_is_exclusive_and_released() {
+    fn lock_is_exclusive_says_who_holds_it_and_is_released() {
         let d = tempfile::tempdir().unwrap();
-        let a = Lock::acquire(d.path(), "x", Duration::from_millis(0)).unwrap();
-        let e = Lock::acquire(d.path(), "x", Duration::from_millis(100))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("another rgate is updating"), "{e}");
+        let a = Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
+        let held = std::fs::read_to_string(d.path().join(".x.lock")).unwrap();
+        assert!(held.starts_with(&format!("pid {} since ", std::process::id())), "{held}");
+        let mut told = Vec::new();
+        let e = Lock::acquire(d.path(), "x", Duration::from_millis(200), &mut |m: &str| {
+            told.push(m.to_string())
+        })
+        .unwrap_err()
+        .to_string();
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(
+            told[0].starts_with(&format!(
+                "waiting for another rgate (pid {} since ",
+                std::process::id()
+            )),
+            "{told:?}"
+        );
+        assert!(told[0].contains(") to finish with the baseline of `x` (lock "), "{told:?}");
+        assert!(told[0].ends_with(".x.lock; up to 0.2 s)"), "{told:?}");
+        assert!(e.contains("has held the lock on `x` for longer than 0.2 s"), "{e}");
+        assert!(e.contains("hint: let it finish and retry, or raise gate.lock_timeout_s"), "{e}");
+        // Another retriever's lock is independent.
+        let _y = Lock::acquire(d.path(), "y", Duration::ZERO, &mut no_wait()).unwrap();
         drop(a);
-        Lock::acquire(d.path(), "x", Duration::from_millis(0)).unwrap();
+        assert!(!d.path().join(".x.lock").exists(), "the lock file is removed on release");
+        Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
+    }
+
+    #[test]
+    fn a_waiter_on_a_removed_lock_file_starts_over() {
+        // The holder opened the file, a second rgate opens the same file and
+        // waits; the holder removes it and releases. The waiter must not
+        // keep a lock on the orphaned file while a third rgate locks a new
+        // one: after locking it checks the path still names its file.
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(".x.lock");
+        let orphan = OpenOptions::new().create(true).truncate(false).write(true).open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(!crate::fsutil::is_same_file(&orphan, &path));
+        let l = Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
+        assert!(crate::fsutil::is_same_file(&l.file, &path));
+    }
+
+    fn entry(note: &str) -> HistoryEntry {
+        HistoryEntry {
+            time: "2026-11-30T00:00:00Z".into(),
+            commit: None,
+            kind: "baseline-update".into(),
+            note: Some(note.into()),
+            gold_fingerprint: None,
+            verdict: None,
+            run: None,
+            aggregates: BTreeMap::new(),
+        }
+    }
+
+    fn lock(s: &Store, name: &str) -> Lock {
+        s.lock(name, Duration::ZERO, &mut no_wait()).unwrap()
+    }
+
+    #[test]
+    fn record_writes_baseline_and_history_and_no_journal() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let l = lock(&s, "hybrid");
+        s.record(&l, &b, &entry("one")).unwrap();
+        // Hard-link the file: an atomic replace leaves the old inode as it
+        // was, an in-place write would change it under the link.
+        let old = d.path().join("old.json");
+        std::fs::hard_link(s.baseline_path("hybrid"), &old).unwrap();
+        let mut b2 = b.clone();
+        b2.note = Some("two".into());
+        s.record(&l, &b2, &entry("two")).unwrap();
+        drop(l);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), b.to_json_text());
+        assert_eq!(s.load("hybrid").unwrap(), Some(b2));
+        let notes: Vec<_> = s.history("hybrid").unwrap().into_iter().map(|e| e.note.unwrap()).collect();
+        assert_eq!(notes, ["one", "two"]);
+        let mut names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["hybrid.history.jsonl", "hybrid.json", "old.json"]);
+    }
+
+    /// The state a kill leaves between the journal and its removal, and
+    /// what the next locked operation makes of it.
+    #[test]
+    fn the_next_lock_completes_or_drops_an_interrupted_record() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let l = lock(&s, "hybrid");
+        s.record(&l, &b, &entry("one")).unwrap();
+        drop(l);
+        let line = |note: &str| serde_json::to_string(&entry(note).to_json()).unwrap();
+        let journal = |text: &str, note: &str| {
+            let j = json!({"baseline_sha256": sha256_hex(text.as_bytes()), "history": line(note)});
+            std::fs::write(d.path().join(".hybrid.journal"), format!("{j}\n")).unwrap();
+        };
+        let notes = || -> Vec<String> { s.history("hybrid").unwrap().into_iter().map(|e| e.note.unwrap()).collect() };
+
+        // Killed after the rename, before the history append.
+        let mut b2 = b.clone();
+        b2.note = Some("two".into());
+        std::fs::write(s.baseline_path("hybrid"), b2.to_json_text()).unwrap();
+        journal(&b2.to_json_text(), "two");
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+        assert!(!d.path().join(".hybrid.journal").exists());
+
+        // Killed after the append, before the journal's removal: no second line.
+        journal(&b2.to_json_text(), "two");
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+
+        // Killed before the rename: the old baseline stands, no line added.
+        let mut b3 = b.clone();
+        b3.note = Some("three".into());
+        journal(&b3.to_json_text(), "three");
+        std::fs::write(d.path().join(".hybrid.json.4242.tmp"), "{half").unwrap();
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+        assert_eq!(s.load("hybrid").unwrap(), Some(b2));
+        assert!(!d.path().join(".hybrid.json.4242.tmp").exists());
+    }
+
+    #[test]
+    fn stale_temps_and_torn_lines_are_cleaned_only_for_their_retriever() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let touch = |n: &str| std::fs::write(d.path().join(n), "x").unwrap();
+        for n in [".hybrid.json.17.tmp", ".hybrid.journal.9.tmp", ".hybrid.x.json.17.tmp", ".hybrid.json.tmp", "keep.tmp"] {
+            touch(n);
+        }
+        let h = s.history_path("hybrid");
+        std::fs::write(&h, "{\"a\":1}\n{\"tor").unwrap();
+        drop(lock(&s, "hybrid"));
+        let mut names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".hybrid.json.tmp", ".hybrid.x.json.17.tmp", "hybrid.history.jsonl", "keep.tmp"]);
+        assert_eq!(std::fs::read_to_string(&h).unwrap(), "{\"a\":1}\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_store_never_writes_through_a_symlink() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path().join("store"));
+        std::fs::create_dir_all(&s.dir).unwrap();
+        let outside = d.path().join("outside.txt");
+        std::fs::write(&outside, "mine\n").unwrap();
+        std::os::unix::fs::symlink(&outside, s.history_path("hybrid")).unwrap();
+        let e = s.lock("hybrid", Duration::ZERO, &mut no_wait()).unwrap_err().to_string();
+        assert!(e.contains("hybrid.history.jsonl: is a symbolic link; rgate does not write the baseline store through links"), "{e}");
+        assert!(e.contains("\nhint: "), "{e}");
+        std::fs::remove_file(s.history_path("hybrid")).unwrap();
+        std::os::unix::fs::symlink(&outside, s.baseline_path("hybrid")).unwrap();
+        let l = lock(&s, "hybrid");
+        let e = s.record(&l, &sample(), &entry("x")).unwrap_err().to_string();
+        assert!(e.contains("hybrid.json: is a symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
+        assert!(!s.history_path("hybrid").exists());
     }
 
     #[test]
@@ -1052,8 +1394,9 @@ mod tests {
             run: Some("runs/hybrid.jsonl".into()),
             aggregates: HistoryEntry::aggregates_of(&b.metrics, &b.aggregates),
         };
-        s.append_history("hybrid", &e).unwrap();
-        s.append_history("hybrid", &e).unwrap();
+        let l = lock(&s, "hybrid");
+        s.append_history(&l, &e).unwrap();
+        s.append_history(&l, &e).unwrap();
         assert_eq!(s.history("hybrid").unwrap(), vec![e.clone(), e]);
     }
 

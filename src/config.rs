@@ -20,6 +20,7 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// `baseline update` call it a broken retriever step rather than a
 /// regression.
 pub const DEFAULT_MAX_MISSING: f64 = 0.10;
+pub const DEFAULT_LOCK_TIMEOUT_S: u64 = 300;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -150,6 +151,10 @@ pub struct GateSettings {
     /// Largest share of gold queries a run may miss (they score 0, as with
     /// trec_eval's `-c`); more, or all, is an error.
     pub max_missing: f64,
+    /// How long `baseline update` and `gate --record` wait for another
+    /// rgate to release a retriever's lock: long enough that concurrent CI
+    /// jobs queue rather than fail.
+    pub lock_timeout: std::time::Duration,
 }
 
 impl Default for GateSettings {
@@ -164,6 +169,7 @@ impl Default for GateSettings {
             weighting: Weighting::Micro,
             rules: Vec::new(),
             max_missing: DEFAULT_MAX_MISSING,
+            lock_timeout: std::time::Duration::from_secs(DEFAULT_LOCK_TIMEOUT_S),
         }
     }
 }
@@ -239,6 +245,8 @@ struct RawGate {
     correction: Option<Correction>,
     #[serde(default)]
     weighting: Option<Weighting>,
+    #[serde(default)]
+    lock_timeout_s: Option<f64>,
     #[serde(default)]
     rules: Vec<RawRule>,
     #[serde(default)]
@@ -420,6 +428,16 @@ impl Config {
             gate.decision = g.decision.unwrap_or(gate.decision);
             gate.correction = g.correction.unwrap_or(gate.correction);
             gate.weighting = g.weighting.unwrap_or(gate.weighting);
+            if let Some(t) = g.lock_timeout_s {
+                if !(0.0..=86_400.0).contains(&t) {
+                    return Err(bad(
+                        "lock_timeout_s",
+                        format!("lock_timeout_s {t} is outside [0, 86400] seconds"),
+                        "300 (the default) lets concurrent CI jobs queue",
+                    ));
+                }
+                gate.lock_timeout = std::time::Duration::from_secs_f64(t);
+            }
             for r in g.rules {
                 let metric: Metric = r
                     .metric

@@ -1,6 +1,8 @@
 //! File writes that never leave a half-written file behind: write a temp file
 //! beside the target, fsync it, rename it over the target, fsync the
-//! directory. A crash at any point leaves either the old file or the new one.
+//! directory. A crash at any point leaves either the old file or the new one,
+//! and at worst a `.NAME.PID.tmp` file that the baseline store removes on its
+//! next locked operation.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::diag::input_error;
+use crate::diag::{input_error, input_error_hint};
 
 fn temp_path(target: &Path) -> PathBuf {
     let name = target
@@ -26,7 +28,15 @@ pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
     }
     let tmp = temp_path(target);
     let result = (|| -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // A temp file of our pid can only be a leftover of a killed process
+        // that had the same pid: no live process shares it.
+        let mut f = match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                fs::remove_file(&tmp)?;
+                OpenOptions::new().write(true).create_new(true).open(&tmp)?
+            }
+            other => other?,
+        };
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
@@ -44,6 +54,42 @@ pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
         return Err(input_error(target, None, format!("cannot write: {e}")));
     }
     Ok(())
+}
+
+/// Refuses to write through a symbolic link: the store's files are written
+/// in place of what the path names, never to wherever a link points (a link
+/// committed to the repository could otherwise make rgate append to any file
+/// the job can write).
+pub fn refuse_symlink(path: &Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(input_error_hint(
+            path,
+            None,
+            "is a symbolic link; rgate does not write the baseline store through links",
+            "replace the link with a regular file (or remove it), or point `baselines:` at the real directory",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `path` still names the file `f` is open on (it may have been
+/// removed or replaced since it was opened).
+pub fn is_same_file(f: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (f.metadata(), fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows refuses to remove a file another process holds open, so
+        // the race this guards against cannot happen there.
+        let _ = (f, path);
+        true
+    }
 }
 
 /// Writes a report to `path`, or to stdout for `None` and `-`.

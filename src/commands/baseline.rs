@@ -66,10 +66,19 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     let selected = config.select(&args.names)?;
     let store = Store::new(&config.baselines);
     // Hold every lock from the gate check to the last write, so nobody
-    // records in between.
-    let _locks = selected
+    // records in between; taken in name order, so two updates of
+    // overlapping retrievers queue instead of each holding what the other
+    // waits for.
+    let mut names: Vec<&str> = selected.iter().map(|r| r.name.as_str()).collect();
+    names.sort_unstable();
+    let mut on_wait = |m: &str| {
+        if !global.quiet {
+            eprintln!("{m}");
+        }
+    };
+    let locks = names
         .iter()
-        .map(|r| store.lock(&r.name))
+        .map(|n| store.lock(n, config.gate.lock_timeout, &mut on_wait))
         .collect::<Result<Vec<_>>>()?;
     let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
     let outcome = decide(&config, &prep, &runs, false, true, None)?;
@@ -105,20 +114,24 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         );
         return Ok(1);
     }
+    let dir = config.path.parent().unwrap_or(Path::new("."));
     for e in &runs {
         let failed = failing.contains(&e.name.as_str());
-        let b = build(&config, &prep, e, args.note.clone());
-        let path = store.save(&b)?;
         let kind = if failed {
             "baseline-update (regression accepted)"
         } else {
             "baseline-update"
         };
-        let dir = config.path.parent().unwrap_or(Path::new("."));
-        store.append_history(
-            &e.name,
-            &history_entry(&prep, e, kind, args.note.clone(), None, dir),
-        )?;
+        // Both built before anything is written: `git rev-parse` runs here,
+        // not between the two writes.
+        let b = build(&config, &prep, e, args.note.clone());
+        let entry = history_entry(&prep, e, kind, args.note.clone(), None, dir);
+        let lock = names
+            .iter()
+            .position(|n| *n == e.name)
+            .map(|i| &locks[i])
+            .ok_or_else(|| anyhow::anyhow!("internal error: `{}` was not locked", e.name))?;
+        let path = store.record(lock, &b, &entry)?;
         if !global.quiet {
             eprintln!(
                 "recorded baseline for `{}`: {}",

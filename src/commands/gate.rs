@@ -310,9 +310,13 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         let store = Store::new(&config.baselines);
         let dir = config.path.parent().unwrap_or(Path::new("."));
         for (e, r) in runs.iter().zip(&outcome.retrievers) {
-            let _lock = store.lock(&e.name)?;
+            let lock = store.lock(&e.name, config.gate.lock_timeout, &mut |m: &str| {
+                if !global.quiet {
+                    eprintln!("{m}");
+                }
+            })?;
             store.append_history(
-                &e.name,
+                &lock,
                 &history_entry(&prep, e, "gate", None, Some(r.verdict().name()), dir),
             )?;
         }
