@@ -144,7 +144,8 @@ impl Store {
     /// (unless the line is already there), and one whose baseline did not
     /// is dropped, the old baseline and history being intact.
     fn recover(&self, name: &str) -> Result<()> {
-        for stem in [format!(".{name}.json."), format!(".{name}.journal.")] {
+        // write_atomic's temp files: `.` + target name + `.PID.tmp`.
+        for stem in [format!(".{name}.json."), format!("..{name}.journal.")] {
             remove_stale_temps(&self.dir, &stem);
         }
         let history = self.history_path(name);
@@ -316,7 +317,6 @@ impl Drop for Lock {
         let _ = fs4::FileExt::unlock(&self.file);
     }
 }
-
 
 /// One history line, newline excluded.
 fn history_line(entry: &HistoryEntry) -> String {
@@ -1204,7 +1204,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let a = Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
         let held = std::fs::read_to_string(d.path().join(".x.lock")).unwrap();
-        assert!(held.starts_with(&format!("pid {} since ", std::process::id())), "{held}");
+        assert!(
+            held.starts_with(&format!("pid {} since ", std::process::id())),
+            "{held}"
+        );
         let mut told = Vec::new();
         let e = Lock::acquire(d.path(), "x", Duration::from_millis(200), &mut |m: &str| {
             told.push(m.to_string())
@@ -1219,14 +1222,26 @@ mod tests {
             )),
             "{told:?}"
         );
-        assert!(told[0].contains(") to finish with the baseline of `x` (lock "), "{told:?}");
+        assert!(
+            told[0].contains(") to finish with the baseline of `x` (lock "),
+            "{told:?}"
+        );
         assert!(told[0].ends_with(".x.lock; up to 0.2 s)"), "{told:?}");
-        assert!(e.contains("has held the lock on `x` for longer than 0.2 s"), "{e}");
-        assert!(e.contains("hint: let it finish and retry, or raise gate.lock_timeout_s"), "{e}");
+        assert!(
+            e.contains("has held the lock on `x` for longer than 0.2 s"),
+            "{e}"
+        );
+        assert!(
+            e.contains("hint: let it finish and retry, or raise gate.lock_timeout_s"),
+            "{e}"
+        );
         // Another retriever's lock is independent.
         let _y = Lock::acquire(d.path(), "y", Duration::ZERO, &mut no_wait()).unwrap();
         drop(a);
-        assert!(!d.path().join(".x.lock").exists(), "the lock file is removed on release");
+        assert!(
+            !d.path().join(".x.lock").exists(),
+            "the lock file is removed on release"
+        );
         Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
     }
 
@@ -1238,7 +1253,12 @@ mod tests {
         // one: after locking it checks the path still names its file.
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join(".x.lock");
-        let orphan = OpenOptions::new().create(true).truncate(false).write(true).open(&path).unwrap();
+        let orphan = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(!crate::fsutil::is_same_file(&orphan, &path));
         let l = Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
@@ -1279,7 +1299,12 @@ mod tests {
         drop(l);
         assert_eq!(std::fs::read_to_string(&old).unwrap(), b.to_json_text());
         assert_eq!(s.load("hybrid").unwrap(), Some(b2));
-        let notes: Vec<_> = s.history("hybrid").unwrap().into_iter().map(|e| e.note.unwrap()).collect();
+        let notes: Vec<_> = s
+            .history("hybrid")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.note.unwrap())
+            .collect();
         assert_eq!(notes, ["one", "two"]);
         let mut names: Vec<_> = std::fs::read_dir(d.path())
             .unwrap()
@@ -1304,7 +1329,13 @@ mod tests {
             let j = json!({"baseline_sha256": sha256_hex(text.as_bytes()), "history": line(note)});
             std::fs::write(d.path().join(".hybrid.journal"), format!("{j}\n")).unwrap();
         };
-        let notes = || -> Vec<String> { s.history("hybrid").unwrap().into_iter().map(|e| e.note.unwrap()).collect() };
+        let notes = || -> Vec<String> {
+            s.history("hybrid")
+                .unwrap()
+                .into_iter()
+                .map(|e| e.note.unwrap())
+                .collect()
+        };
 
         // Killed after the rename, before the history append.
         let mut b2 = b.clone();
@@ -1336,7 +1367,13 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = Store::new(d.path());
         let touch = |n: &str| std::fs::write(d.path().join(n), "x").unwrap();
-        for n in [".hybrid.json.17.tmp", ".hybrid.journal.9.tmp", ".hybrid.x.json.17.tmp", ".hybrid.json.tmp", "keep.tmp"] {
+        for n in [
+            ".hybrid.json.17.tmp",
+            "..hybrid.journal.9.tmp",
+            ".hybrid.x.json.17.tmp",
+            ".hybrid.json.tmp",
+            "keep.tmp",
+        ] {
             touch(n);
         }
         let h = s.history_path("hybrid");
@@ -1347,7 +1384,15 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
-        assert_eq!(names, [".hybrid.json.tmp", ".hybrid.x.json.17.tmp", "hybrid.history.jsonl", "keep.tmp"]);
+        assert_eq!(
+            names,
+            [
+                ".hybrid.json.tmp",
+                ".hybrid.x.json.17.tmp",
+                "hybrid.history.jsonl",
+                "keep.tmp"
+            ]
+        );
         assert_eq!(std::fs::read_to_string(&h).unwrap(), "{\"a\":1}\n");
     }
 
@@ -1360,7 +1405,10 @@ mod tests {
         let outside = d.path().join("outside.txt");
         std::fs::write(&outside, "mine\n").unwrap();
         std::os::unix::fs::symlink(&outside, s.history_path("hybrid")).unwrap();
-        let e = s.lock("hybrid", Duration::ZERO, &mut no_wait()).unwrap_err().to_string();
+        let e = s
+            .lock("hybrid", Duration::ZERO, &mut no_wait())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("hybrid.history.jsonl: is a symbolic link; rgate does not write the baseline store through links"), "{e}");
         assert!(e.contains("\nhint: "), "{e}");
         std::fs::remove_file(s.history_path("hybrid")).unwrap();
