@@ -187,6 +187,8 @@ pub struct Config {
     pub gold: PathBuf,
     pub strata: Option<PathBuf>,
     pub baselines: PathBuf,
+    /// How many ranked ids a baseline stores per query (`None`: all).
+    pub baseline_depth: Option<u32>,
     pub relevance_level: i32,
     /// Every metric computed: the configured ones plus any a rule gates.
     pub metrics: Vec<Metric>,
@@ -204,6 +206,8 @@ struct RawConfig {
     strata: Option<String>,
     #[serde(default)]
     baselines: Option<String>,
+    #[serde(default)]
+    baseline_depth: Option<RawDepth>,
     #[serde(default)]
     relevance_level: Option<i32>,
     #[serde(default)]
@@ -266,6 +270,13 @@ struct RawRule {
 }
 
 #[derive(Deserialize)]
+#[serde(untagged, expecting = "a number of ranked ids, or `all`")]
+enum RawDepth {
+    Ids(u32),
+    Word(String),
+}
+
+#[derive(Deserialize)]
 #[serde(untagged)]
 enum RawStrata {
     One(String),
@@ -282,6 +293,39 @@ fn check_name(path: &Path, name: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// How deep a baseline stores each query's ranking: as configured, else the
+/// deepest cutoff among the metrics (10 when none has one). That is all a
+/// cut metric needs to be re-scored after a gold change; a metric without a
+/// cutoff (map, ndcg, mrr, r_precision) needs the whole ranking, which for a
+/// large run makes a baseline too big to review (1,000 ids a query), so it
+/// is kept only with `baseline_depth: all`. Stored per-query values cover
+/// every metric either way.
+fn baseline_depth(
+    raw: Option<RawDepth>,
+    metrics: &[Metric],
+) -> std::result::Result<Option<u32>, (String, String)> {
+    let deepest = metrics.iter().filter_map(|m| m.cutoff).max();
+    match raw {
+        None => Ok(Some(deepest.unwrap_or(10))),
+        Some(RawDepth::Word(w)) if w == "all" => Ok(None),
+        Some(RawDepth::Word(w)) => Err((
+            format!("baseline_depth `{w}` is neither a number nor `all`"),
+            "give how many ranked ids a baseline keeps per query, e.g. 100, or `all`".into(),
+        )),
+        Some(RawDepth::Ids(d)) => match deepest {
+            Some(k) if d < k => Err((
+                format!("baseline_depth {d} is below the deepest cutoff in use ({k})"),
+                format!("use at least {k}, or leave it out (the default is the deepest cutoff)"),
+            )),
+            _ if d == 0 => Err((
+                "baseline_depth 0 keeps no ranking to re-score".into(),
+                "leave it out, or give a depth such as 10".into(),
+            )),
+            _ => Ok(Some(d)),
+        },
+    }
 }
 
 /// `a/b/../c` -> `a/c`, lexically, so messages show the paths users wrote
@@ -549,6 +593,8 @@ impl Config {
             gold: rel(&raw.gold),
             strata: raw.strata.as_deref().map(rel),
             baselines: rel(raw.baselines.as_deref().unwrap_or("baselines")),
+            baseline_depth: baseline_depth(raw.baseline_depth, &metric_list)
+                .map_err(|(msg, hint)| bad("baseline_depth", msg, &hint))?,
             relevance_level: raw.relevance_level.unwrap_or(1),
             metrics: metric_list,
             retrievers,
@@ -619,7 +665,7 @@ impl Config {
     /// The deepest rank any metric looks at: what a baseline must store so
     /// it can be re-scored later. `None`: the whole ranking.
     pub fn depth(&self) -> Option<u32> {
-        metrics::max_depth(&self.metrics)
+        self.baseline_depth
     }
 }
 
@@ -728,6 +774,6 @@ mod tests {
     fn default_rules_gate_every_metric() {
         let c = parse("gold: g\nmetrics: [mrr]\n").unwrap();
         assert_eq!(c.gate.rules.len(), 1);
-        assert_eq!(c.depth(), None);
+        assert_eq!(c.depth(), Some(10), "no cutoff in use: 10 ranked ids");
     }
 }

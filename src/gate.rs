@@ -301,10 +301,15 @@ fn pair(
                     .collect(),
             ),
             _ => {
-                warnings.push(format!(
-                    "the baseline has no {m} and stores rankings only to depth {}: its checks are skipped; record a new baseline to gate it",
-                    b.depth.map_or("all".to_string(), |d| d.to_string())
-                ));
+                let depth = b.depth.map_or("all".to_string(), |d| d.to_string());
+                warnings.push(match stored_idx {
+                    Some(_) => format!(
+                        "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored from rankings stored to depth {depth}: its checks are skipped; record a new baseline to gate it (or set baseline_depth: all)"
+                    ),
+                    None => format!(
+                        "the baseline has no {m} and stores rankings only to depth {depth}: its checks are skipped; record a new baseline to gate it"
+                    ),
+                });
                 None
             }
         };
