@@ -173,6 +173,13 @@ pub enum HookCommand {
     Install,
 }
 
+/// `--relevance-level`, checked where the config's value is.
+fn parse_relevance_level(s: &str) -> Result<i32, String> {
+    let level: i32 = s.parse().map_err(|_| format!("`{s}` is not an integer grade"))?;
+    crate::config::check_relevance_level(level).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))?;
+    Ok(level)
+}
+
 /// `NAME=PATH`, for overriding a retriever's run file.
 pub fn parse_run_override(s: &str) -> Result<(String, PathBuf), String> {
     match s.split_once('=') {
@@ -420,8 +427,8 @@ pub struct GoldArgs {
     /// Metrics, comma separated or repeated (e.g. recall@10,mrr@10,ndcg@10)
     #[arg(long, short, value_delimiter = ',', value_name = "LIST")]
     pub metrics: Vec<String>,
-    /// Lowest grade that counts as relevant (trec_eval -l)
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    /// Lowest grade that counts as relevant (trec_eval -l); at least 1
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_relevance_level)]
     pub relevance_level: Option<i32>,
     /// Run format, when detection from content is not wanted
     #[arg(long, value_enum)]

@@ -21,6 +21,44 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// regression.
 pub const DEFAULT_MAX_MISSING: f64 = 0.10;
 pub const DEFAULT_LOCK_TIMEOUT_S: u64 = 300;
+/// Fewer resamples cannot resolve a p-value near the usual alphas.
+pub const MIN_RESAMPLES: u32 = 100;
+/// More resamples than this buy no precision a gate can use (the Monte
+/// Carlo error of a p-value is already below 0.0005) and only cost time
+/// and memory: `4294967295` would run for days.
+pub const MAX_RESAMPLES: u32 = 1_000_000;
+
+/// Checks a resample count, from the config or the command line; the error
+/// is a message and a hint. The one place the limits are enforced.
+pub fn check_resamples(b: u32) -> std::result::Result<(), (String, String)> {
+    if b < MIN_RESAMPLES {
+        return Err((
+            format!("resamples {b} is too few for a p-value"),
+            format!("use 10000 (the default); at least {MIN_RESAMPLES}"),
+        ));
+    }
+    if b > MAX_RESAMPLES {
+        return Err((
+            format!("resamples {b} is more than the {MAX_RESAMPLES} rgate accepts"),
+            "10000 (the default) resolves p-values to about 0.005; 100000 to about 0.0015".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a relevance level (trec_eval's `-l`: the lowest grade counted
+/// relevant). Grade 0 means "judged not relevant" and negative grades
+/// "not judged", so a level below 1 would count those labels as relevant
+/// and silently weaken every metric.
+pub fn check_relevance_level(level: i32) -> std::result::Result<(), (String, String)> {
+    if level < 1 {
+        return Err((
+            format!("relevance level {level} is below 1: judged-not-relevant (grade 0) labels would count as relevant"),
+            "use 1 (the default) or a higher grade, such as 2 for \"highly relevant\"".into(),
+        ));
+    }
+    Ok(())
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -199,7 +237,10 @@ pub struct Config {
 // ---- the file's shape -------------------------------------------------------
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a config: a map with `gold:` and optionally `retrievers:`, `gate:`, ..."
+)]
 struct RawConfig {
     gold: String,
     #[serde(default)]
@@ -219,7 +260,7 @@ struct RawConfig {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a retriever: a map with `name` and `run`")]
 struct RawRetriever {
     name: String,
     #[serde(default)]
@@ -233,7 +274,10 @@ struct RawRetriever {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "gate settings: a map such as `alpha`, `rules`"
+)]
 struct RawGate {
     #[serde(default)]
     alpha: Option<f64>,
@@ -258,7 +302,10 @@ struct RawGate {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a rule: a map with `metric` and `max_drop` or `max_drop_pct`"
+)]
 struct RawRule {
     metric: String,
     #[serde(default)]
@@ -408,12 +455,26 @@ impl Config {
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Config> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        crate::diag::yaml_guard(text).map_err(|(line, why)| {
+            input_error_hint(
+                path,
+                Some(line),
+                format!("refused: {why}"),
+                "write the config out plainly (no aliases, a few levels of nesting)",
+            )
+        })?;
         let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line());
             let msg = e.to_string();
             let hint = unknown_key_hint(&msg)
                 .unwrap_or_else(|| "see the configuration reference in the README".into());
-            input_error_hint(path, line, format!("invalid config: {msg}"), hint)
+            input_error_hint(
+                path,
+                line,
+                format!("invalid config: {}", crate::diag::clip_message(&msg)),
+                hint,
+            )
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let rel = |p: &str| -> PathBuf {
@@ -430,6 +491,11 @@ impl Config {
             input_error_hint(path, line_of_key(key), msg, hint.to_string())
         };
 
+        if let Some(level) = raw.relevance_level {
+            if let Err((msg, hint)) = check_relevance_level(level) {
+                return Err(bad("relevance_level", msg, &hint));
+            }
+        }
         let mut metric_list = match &raw.metrics {
             Some(ms) => metrics::parse_list(ms).map_err(|e| input_error(path, line_of_key("metrics"), e))?,
             None => metrics::default_metrics(),
@@ -448,12 +514,8 @@ impl Config {
                 gate.alpha = a;
             }
             if let Some(b) = g.resamples {
-                if b < 100 {
-                    return Err(bad(
-                        "resamples",
-                        format!("resamples {b} is too few for a p-value"),
-                        "use 10000 (the default); at least 1000",
-                    ));
+                if let Err((msg, hint)) = check_resamples(b) {
+                    return Err(bad("resamples", msg, &hint));
                 }
                 gate.resamples = b;
             }

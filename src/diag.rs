@@ -112,6 +112,204 @@ pub fn line_of(text: &[u8], pos: usize) -> usize {
     memchr::memchr_iter(b'\n', &text[..pos.min(text.len())]).count() + 1
 }
 
+/// Values longer than this are cut in messages.
+const EXCERPT_CHARS: usize = 60;
+
+/// A value as an error message may quote it: at most [`EXCERPT_CHARS`]
+/// characters, control characters escaped, and the full length named when
+/// cut. A bad 50 MB field must not come back whole on stderr, and a value
+/// from a file must not move the reader's terminal cursor.
+pub fn excerpt(s: &str) -> String {
+    excerpt_of(s, s.len())
+}
+
+/// [`excerpt`] of the start `s` of a value `total` bytes long.
+fn excerpt_of(s: &str, total: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == EXCERPT_CHARS {
+            out.push_str(&format!("... ({total} bytes in all)"));
+            return out;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if total > s.len() {
+        out.push_str(&format!("... ({total} bytes in all)"));
+    }
+    out
+}
+
+/// [`excerpt`] of raw bytes (TREC fields are read as bytes).
+pub fn excerpt_bytes(b: &[u8]) -> String {
+    let head = &b[..b.len().min(4 * EXCERPT_CHARS)];
+    excerpt_of(&String::from_utf8_lossy(head), b.len())
+}
+
+/// A parser's message (serde's quote the offending value) with every quoted
+/// value longer than an excerpt cut to one, and the whole capped.
+pub fn clip_message(msg: &str) -> String {
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(open) = rest.find(['`', '"']) {
+        let q = rest.as_bytes()[open] as char;
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        match rest.find(q) {
+            Some(close) => {
+                out.push_str(&excerpt(&rest[..close]));
+                out.push(q);
+                rest = &rest[close + 1..];
+            }
+            None => {
+                out.push_str(&excerpt(rest));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    if out.chars().count() > 4 * EXCERPT_CHARS {
+        let cut: String = out.chars().take(4 * EXCERPT_CHARS).collect();
+        return format!("{cut}...");
+    }
+    out
+}
+
+/// The UTF-8 byte order mark some Windows tools write at the start of a
+/// text file. It is not part of the first line's first field.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading byte order mark.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// Whether the start of a file looks like binary data rather than text: a
+/// NUL byte, which no text format rgate reads may contain.
+pub fn looks_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, head).is_some()
+}
+
+/// How deeply a YAML input may nest. Gold sets and configs need about five
+/// levels; serde_yaml itself stops at 128, but only after the parser has
+/// spent time quadratic in the depth.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// Refuses YAML that would make the parser do unbounded work, before the
+/// parser sees it: aliases (`*name`: each copies its anchor, and nested
+/// anchors multiply, so a 1 MB file can expand to gigabytes) and nesting
+/// beyond [`MAX_YAML_DEPTH`]. A linear scan that knows quotes, comments and
+/// block scalars well enough not to mistake text for structure; it may
+/// over-count nesting in exotic layouts, never under-count aliases.
+/// Returns the 1-based line and the reason.
+pub fn yaml_guard(text: &str) -> Result<(), (usize, String)> {
+    // Open block indentation levels, and flow brackets (`[`, `{`).
+    let mut indents: Vec<usize> = Vec::new();
+    let mut flow = 0usize;
+    // Inside a quoted scalar that spans lines.
+    let mut quote: Option<u8> = None;
+    // Inside a block scalar (`|` or `>`): lines indented deeper than this.
+    let mut block_scalar: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let b = line.as_bytes();
+        let indent = b.iter().take_while(|&&c| c == b' ').count();
+        let blank = b[indent..].iter().all(|c| c.is_ascii_whitespace());
+        if let Some(parent) = block_scalar {
+            if blank || indent > parent {
+                continue;
+            }
+            block_scalar = None;
+        }
+        let mut j = indent;
+        if quote.is_none() && flow == 0 {
+            if blank || b[indent] == b'#' {
+                continue;
+            }
+            while indents.last().is_some_and(|&top| top >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+            // Compact nesting on one line: `- - - x`, `? - x`.
+            while j + 1 < b.len() && matches!(b[j], b'-' | b'?') && b[j + 1] == b' ' {
+                if indents.len() > MAX_YAML_DEPTH {
+                    break;
+                }
+                indents.push(j + 2);
+                j += 2;
+                while j < b.len() && b[j] == b' ' {
+                    j += 1;
+                }
+            }
+        }
+        let mut prev = b' ';
+        let mut last_token_start = j;
+        while j < b.len() {
+            let c = b[j];
+            if let Some(q) = quote {
+                if q == b'"' && c == b'\\' {
+                    j += 2;
+                    continue;
+                }
+                if c == q {
+                    if q == b'\'' && b.get(j + 1) == Some(&b'\'') {
+                        j += 2;
+                        continue;
+                    }
+                    quote = None;
+                }
+                prev = c;
+                j += 1;
+                continue;
+            }
+            let token_start = prev == b' ' || prev == b'\t' || matches!(prev, b'[' | b'{' | b',');
+            match c {
+                b'#' if prev == b' ' || prev == b'\t' => break,
+                b'"' | b'\'' if token_start || prev == b':' => quote = Some(c),
+                b'*' if token_start
+                    && b.get(j + 1)
+                        .is_some_and(|n| !n.is_ascii_whitespace() && !matches!(n, b',' | b']' | b'}')) =>
+                {
+                    return Err((
+                        line_no,
+                        "YAML aliases (`*name`) are not accepted: each copies its anchor, and a small file can expand without bound".into(),
+                    ));
+                }
+                b'[' | b'{' if token_start || prev == b':' => {
+                    flow += 1;
+                    if indents.len() + flow > MAX_YAML_DEPTH {
+                        return Err((line_no, format!("nested more than {MAX_YAML_DEPTH} levels deep")));
+                    }
+                }
+                b']' | b'}' if flow > 0 => flow -= 1,
+                _ => {}
+            }
+            if !c.is_ascii_whitespace() && (prev == b' ' || prev == b'\t') {
+                last_token_start = j;
+            }
+            prev = c;
+            j += 1;
+        }
+        if indents.len() + flow > MAX_YAML_DEPTH {
+            return Err((line_no, format!("nested more than {MAX_YAML_DEPTH} levels deep")));
+        }
+        if quote.is_none() && flow == 0 {
+            // `key: |`, `- >-`: the lines after belong to a block scalar.
+            let tail = line[last_token_start..].trim_end();
+            let tail = tail.split(" #").next().unwrap_or(tail).trim_end();
+            if tail.starts_with(['|', '>'])
+                && tail[1..].bytes().all(|c| matches!(c, b'-' | b'+' | b'0'..=b'9'))
+            {
+                block_scalar = Some(indent);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Edit distance, for "did you mean" suggestions on unknown names.
 pub fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -179,6 +377,43 @@ mod tests {
         assert_eq!(count(1, "query", "queries"), "1 query");
         assert_eq!(count(0, "query", "queries"), "0 queries");
         assert_eq!(count(2, "stratum", "strata"), "2 strata");
+    }
+
+    #[test]
+    fn excerpts_cut_long_values_and_escape_controls() {
+        assert_eq!(excerpt("short"), "short");
+        assert_eq!(excerpt("a\x1b[2Jb"), "a\\u{1b}[2Jb");
+        let long = "x".repeat(1000);
+        assert_eq!(
+            excerpt(&long),
+            format!("{}... (1000 bytes in all)", "x".repeat(60))
+        );
+        assert_eq!(excerpt_bytes(long.as_bytes()), excerpt(&long));
+        let msg = format!("invalid type: string \"{long}\", expected `an id`");
+        assert_eq!(
+            clip_message(&msg),
+            format!(
+                "invalid type: string \"{}... (1000 bytes in all)\", expected `an id`",
+                "x".repeat(60)
+            )
+        );
+    }
+
+    #[test]
+    fn yaml_guard_counts_nesting_and_aliases() {
+        assert!(yaml_guard("a: &x 1\nb: [1, {c: 2}]\n# *no\nd: 'e*f'\n").is_ok());
+        assert_eq!(yaml_guard("a: &x 1\nb: *x\n").unwrap_err().0, 2);
+        let deep = format!("a: {}{}", "[".repeat(65), "]".repeat(65));
+        assert!(yaml_guard(&deep).unwrap_err().1.contains("nested more than 64"));
+        let ok = format!("a: {}{}", "[".repeat(60), "]".repeat(60));
+        assert!(yaml_guard(&ok).is_ok());
+        let mut block = String::new();
+        for i in 0..70 {
+            block.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+        }
+        assert!(yaml_guard(&block).is_err());
+        // A block scalar's text is not structure.
+        assert!(yaml_guard(&format!("t: |\n  {}\n  *x\nu: 1\n", "- ".repeat(100))).is_ok());
     }
 
     #[test]

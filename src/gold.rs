@@ -19,7 +19,10 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::diag::{input_error, input_error_hint, line_of, name_some, Warnings};
+use crate::diag::{
+    clip_message, excerpt, input_error, input_error_hint, line_of, looks_binary, name_some, strip_bom,
+    yaml_guard, Warnings,
+};
 
 /// The stratum of queries that name none.
 pub const DEFAULT_STRATUM: &str = "default";
@@ -70,7 +73,21 @@ pub struct GoldSet {
     pub queries: Vec<GoldQuery>,
     /// Stratum names in order of first appearance.
     pub strata: Vec<String>,
+    /// What native gold queries carry beside their labels (`answer`,
+    /// `meta`), by query position; only queries that have any. Kept for
+    /// reports and tools that read the gold set through rgate; no metric
+    /// and not the fingerprint looks at it.
+    pub extras: HashMap<usize, QueryExtra>,
     index: HashMap<String, u32>,
+}
+
+/// The optional fields of a native gold query that no metric reads: a
+/// reference `answer` (RAG gold sets carry one) and free-form `meta`
+/// (also spelled `metadata`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryExtra {
+    pub answer: Option<serde_yaml::Value>,
+    pub meta: Option<serde_yaml::Value>,
 }
 
 impl GoldSet {
@@ -94,6 +111,7 @@ impl GoldSet {
             format,
             queries,
             strata,
+            extras: HashMap::new(),
             index,
         })
     }
@@ -141,24 +159,40 @@ impl GoldSet {
     /// stratum and its labels sorted by id. Query text is left out on
     /// purpose: rewording a query does not change any score, and the
     /// fingerprint exists to tell when stored scores need re-scoring.
+    ///
+    /// Each query is one line of compact JSON, `["q1","stratum",[["a",1]]]`,
+    /// written straight into a reused buffer (serde_json's string escaping,
+    /// no intermediate values): stored baselines carry this value, so the
+    /// bytes hashed must never change.
     pub fn fingerprint(&self) -> String {
         let mut order: Vec<&GoldQuery> = self.queries.iter().collect();
-        order.sort_by(|a, b| a.id.cmp(&b.id));
+        order.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         let mut h = Sha256::new();
         h.update(b"rgate-gold-v1\n");
+        let mut line: Vec<u8> = Vec::with_capacity(256);
+        let mut labels: Vec<&Label> = Vec::new();
         for q in order {
-            let mut labels: Vec<&Label> = q.labels.iter().collect();
-            labels.sort_by(|a, b| a.id.cmp(&b.id));
-            let canon = serde_json::json!([
-                q.id,
-                self.strata[q.stratum as usize],
-                labels
-                    .iter()
-                    .map(|l| serde_json::json!([l.id, l.grade]))
-                    .collect::<Vec<_>>()
-            ]);
-            h.update(canon.to_string().as_bytes());
-            h.update(b"\n");
+            labels.clear();
+            labels.extend(q.labels.iter());
+            labels.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+            line.clear();
+            line.push(b'[');
+            json_string(&mut line, &q.id);
+            line.push(b',');
+            json_string(&mut line, &self.strata[q.stratum as usize]);
+            line.extend_from_slice(b",[");
+            for (i, l) in labels.iter().enumerate() {
+                if i > 0 {
+                    line.push(b',');
+                }
+                line.push(b'[');
+                json_string(&mut line, &l.id);
+                line.push(b',');
+                line.extend_from_slice(l.grade.to_string().as_bytes());
+                line.push(b']');
+            }
+            line.extend_from_slice(b"]]\n");
+            h.update(&line);
         }
         format!("sha256:{:x}", h.finalize())
     }
@@ -166,7 +200,7 @@ impl GoldSet {
     /// Loads a gold set, detecting its form from the extension, then the
     /// content. `strata_file` applies to TREC qrels only.
     pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
-        let bytes = std::fs::read(path).map_err(|e| {
+        let raw = std::fs::read(path).map_err(|e| {
             input_error_hint(
                 path,
                 None,
@@ -174,7 +208,18 @@ impl GoldSet {
                 "check the path; gold sets are YAML, JSON, JSONL or TREC qrels",
             )
         })?;
-        let format = detect_format(path, &bytes);
+        // A byte order mark would otherwise become part of the first query
+        // id (qrels: a phantom query) or a syntax error (JSON).
+        let bytes = strip_bom(&raw);
+        if looks_binary(&bytes[..bytes.len().min(64 * 1024)]) {
+            return Err(input_error_hint(
+                path,
+                None,
+                "not a text file (it contains NUL bytes), so not a gold set",
+                "check the path; gold sets are YAML, JSON, JSONL or TREC qrels",
+            ));
+        }
+        let format = detect_format(path, bytes);
         let mut warnings = Warnings::default();
         let gold = match format {
             GoldFormat::Qrels => {
@@ -182,7 +227,7 @@ impl GoldSet {
                     Some(sp) => Some(read_strata_file(sp)?),
                     None => None,
                 };
-                parse_qrels(path, &bytes, strata, &mut warnings)?
+                parse_qrels(path, bytes, strata, &mut warnings)?
             }
             _ => {
                 if let Some(sp) = strata_file {
@@ -196,9 +241,19 @@ impl GoldSet {
                         ),
                     ));
                 }
-                parse_native(path, &bytes, format)?
+                parse_native(path, bytes, format)?
             }
         };
+        if gold.is_empty() {
+            // Every metric would average over nothing and every gate pass
+            // with no checks: an empty gold set is a broken pipeline.
+            return Err(input_error_hint(
+                path,
+                None,
+                format!("the gold set has no queries ({format})"),
+                "check that the file was written completely; a gold set needs at least one query",
+            ));
+        }
         Ok((gold, warnings))
     }
 }
@@ -236,6 +291,12 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {
     GoldFormat::Yaml
 }
 
+/// `s` as serde_json writes a JSON string (the fingerprint's escaping).
+fn json_string(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail, and a &str always serialises.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
 /// Collects queries and strata, checking uniqueness as they arrive.
 struct Builder<'a> {
     path: &'a Path,
@@ -243,6 +304,7 @@ struct Builder<'a> {
     strata: Vec<String>,
     stratum_index: HashMap<String, u32>,
     index: HashMap<String, u32>,
+    extras: HashMap<usize, QueryExtra>,
 }
 
 impl<'a> Builder<'a> {
@@ -253,6 +315,7 @@ impl<'a> Builder<'a> {
             strata: Vec::new(),
             stratum_index: HashMap::new(),
             index: HashMap::new(),
+            extras: HashMap::new(),
         }
     }
 
@@ -277,7 +340,10 @@ impl<'a> Builder<'a> {
         Ok(i)
     }
 
-    fn add(&mut self, q: GoldQuery, line: Option<usize>) -> Result<()> {
+    /// Adds a query after checking its id and labels. `labels_checked`:
+    /// the caller already refused empty and repeated label ids (the qrels
+    /// reader does, with the line of each judgment).
+    fn add(&mut self, q: GoldQuery, line: Option<usize>, labels_checked: bool) -> Result<()> {
         if q.id.is_empty() {
             return Err(input_error(self.path, line, "empty query id"));
         }
@@ -285,42 +351,49 @@ impl<'a> Builder<'a> {
             return Err(input_error_hint(
                 self.path,
                 line,
-                format!("query id `{}` contains white space", q.id),
+                format!("query id `{}` contains white space", excerpt(&q.id)),
                 "TREC runs split on white space, so ids cannot contain it",
             ));
         }
-        let mut seen = HashMap::with_capacity(q.labels.len());
-        for l in &q.labels {
-            if l.id.is_empty() {
+        if !labels_checked {
+            if q.labels.iter().any(|l| l.id.is_empty()) {
                 return Err(input_error(
                     self.path,
                     line,
-                    format!("query `{}`: empty label id", q.id),
+                    format!("query `{}`: empty label id", excerpt(&q.id)),
                 ));
             }
-            if seen.insert(l.id.as_str(), ()).is_some() {
+            if let Some(dup) = repeated_label(&q.labels) {
                 return Err(input_error_hint(
                     self.path,
                     line,
-                    format!("query `{}`: label `{}` appears twice", q.id, l.id),
+                    format!(
+                        "query `{}`: label `{}` appears twice",
+                        excerpt(&q.id),
+                        excerpt(&q.labels[dup].id)
+                    ),
                     "keep one entry per chunk id, with the grade you mean",
                 ));
             }
         }
         let pos = self.queries.len() as u32;
-        if let Some(&first) = self.index.get(&q.id) {
-            return Err(input_error_hint(
-                self.path,
-                line,
-                format!(
-                    "duplicate query id `{}` (query #{} has it already)",
-                    q.id,
-                    first + 1
-                ),
-                "query ids must be unique; rename or merge the two queries",
-            ));
+        match self.index.entry(q.id.clone()) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                return Err(input_error_hint(
+                    self.path,
+                    line,
+                    format!(
+                        "duplicate query id `{}` (query #{} has it already)",
+                        excerpt(&q.id),
+                        first.get() + 1
+                    ),
+                    "query ids must be unique; rename or merge the two queries",
+                ));
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(pos);
+            }
         }
-        self.index.insert(q.id.clone(), pos);
         self.queries.push(q);
         Ok(())
     }
@@ -331,23 +404,69 @@ impl<'a> Builder<'a> {
             format,
             queries: self.queries,
             strata: self.strata,
+            extras: self.extras,
             index: self.index,
         }
     }
 }
 
+/// The index of the second occurrence of a repeated label id, if any.
+/// Most queries have a handful of labels: compared pairwise; large pools
+/// are sorted by id instead of hashed (no map per query).
+fn repeated_label(labels: &[Label]) -> Option<usize> {
+    if labels.len() <= 16 {
+        for j in 1..labels.len() {
+            if labels[..j].iter().any(|l| l.id == labels[j].id) {
+                return Some(j);
+            }
+        }
+        return None;
+    }
+    let mut idx: Vec<u32> = (0..labels.len() as u32).collect();
+    idx.sort_unstable_by(|&a, &b| labels[a as usize].id.cmp(&labels[b as usize].id).then(a.cmp(&b)));
+    idx.windows(2)
+        .find(|w| labels[w[0] as usize].id == labels[w[1] as usize].id)
+        .map(|w| w[1] as usize)
+}
+
 // ---- native YAML / JSON / JSONL ------------------------------------------
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a gold set: a map with `version: 1` and a `queries:` list"
+)]
 struct NativeFile {
     #[serde(default)]
-    version: Option<u32>,
+    version: Option<Version>,
     queries: Vec<NativeQuery>,
 }
 
+/// `version:`, with a message that says what is expected (serde's would
+/// say `u32`).
+struct Version(u64);
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Version;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("the format version, 1")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Version, E> {
+                Ok(Version(v))
+            }
+        }
+        d.deserialize_u64(V)
+    }
+}
+
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a gold query: a map with `id`, `text`, `stratum`, `relevant`"
+)]
 struct NativeQuery {
     id: IdValue,
     #[serde(default)]
@@ -361,6 +480,11 @@ struct NativeQuery {
     #[serde(default)]
     #[allow(dead_code)]
     provenance: Option<de::IgnoredAny>,
+    /// A reference answer (RAG gold sets): kept, never scored.
+    #[serde(default)]
+    answer: Option<serde_yaml::Value>,
+    #[serde(default, alias = "metadata")]
+    meta: Option<serde_yaml::Value>,
 }
 
 /// An id written as a string or a bare integer (YAML reads `id: 301` as one).
@@ -507,13 +631,47 @@ impl<'de> Deserialize<'de> for LabelItem {
 /// Turns serde's "unknown field `x`" into a hint naming the nearest field.
 fn field_hint(msg: &str) -> String {
     crate::diag::unknown_key_hint(msg).unwrap_or_else(|| {
-        "see the gold set format: `version: 1` and `queries:`, each with id, text, stratum, relevant".into()
+        "see the gold set format: `version: 1` and `queries:`, each with id, text, stratum, relevant (and optionally answer, meta)".into()
     })
+}
+
+/// serde's message for a gold file, made readable: a missing `queries`
+/// list and the parser's depth limit are named for what they mean, and a
+/// quoted value is cut to an excerpt.
+fn native_message(msg: &str) -> String {
+    if msg.starts_with("missing field `queries`") {
+        return "no `queries:` list".into();
+    }
+    if msg.contains("recursion limit exceeded") {
+        return "nested too deeply to be a gold set".into();
+    }
+    clip_message(msg)
 }
 
 fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Err(input_error_hint(
+            path,
+            None,
+            format!("the gold set is empty ({format})"),
+            "check that the file was written completely; a gold set needs at least one query",
+        ));
+    }
+    if format == GoldFormat::Yaml {
+        yaml_guard(text).map_err(|(line, why)| {
+            input_error_hint(
+                path,
+                Some(line),
+                format!("refused: {why}"),
+                "write the gold set out plainly (no aliases, a few levels of nesting)",
+            )
+        })?;
+    }
     let mut b = Builder::new(path);
     match format {
         GoldFormat::Jsonl => {
@@ -527,7 +685,7 @@ fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet
                     input_error_hint(
                         path,
                         Some(i + 1),
-                        format!("not a gold query object: {msg}"),
+                        format!("not a gold query object: {}", native_message(&msg)),
                         field_hint(&msg),
                     )
                 })?;
@@ -541,7 +699,7 @@ fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet
                     input_error_hint(
                         path,
                         Some(e.line()),
-                        format!("invalid gold set: {msg}"),
+                        format!("invalid gold set: {}", native_message(&msg)),
                         field_hint(&msg),
                     )
                 })?
@@ -549,10 +707,15 @@ fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet
                 serde_yaml::from_str(text).map_err(|e| {
                     let line = e.location().map(|l| l.line());
                     let msg = e.to_string();
-                    input_error_hint(path, line, format!("invalid gold set: {msg}"), field_hint(&msg))
+                    input_error_hint(
+                        path,
+                        line,
+                        format!("invalid gold set: {}", native_message(&msg)),
+                        field_hint(&msg),
+                    )
                 })?
             };
-            if let Some(v) = file.version {
+            if let Some(Version(v)) = file.version {
                 if v != 1 {
                     return Err(input_error_hint(
                         path,
@@ -577,6 +740,7 @@ fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet
 
 fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()> {
     let stratum = b.stratum(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), line)?;
+    let pos = b.queries.len();
     b.add(
         GoldQuery {
             id: q.id.0,
@@ -585,7 +749,18 @@ fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()
             labels: q.relevant.map(|r| r.0).unwrap_or_default(),
         },
         line,
-    )
+        false,
+    )?;
+    if q.answer.is_some() || q.meta.is_some() {
+        b.extras.insert(
+            pos,
+            QueryExtra {
+                answer: q.answer,
+                meta: q.meta,
+            },
+        );
+    }
+    Ok(())
 }
 
 /// The line of the `nth` query whose id is `id`, found in the text: serde
@@ -620,8 +795,11 @@ fn locate_id(text: &str, id: &str, nth: usize) -> Option<usize> {
 // ---- TREC qrels -----------------------------------------------------------
 
 fn read_strata_file(path: &Path) -> Result<Vec<(String, String, usize)>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| input_error(path, None, format!("cannot read strata file: {e}")))?;
+    let raw =
+        std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read strata file: {e}")))?;
+    let bytes = strip_bom(&raw);
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
@@ -644,6 +822,17 @@ fn read_strata_file(path: &Path) -> Result<Vec<(String, String, usize)>> {
     Ok(out)
 }
 
+/// One judgment as read, borrowing from the file's text.
+struct QrelsLine<'t> {
+    doc: &'t str,
+    grade: i32,
+    line: u32,
+}
+
+/// TREC qrels in one pass over the text: fields are borrowed, queries are
+/// found through one map of borrowed ids, and repeated judgments are found
+/// per query once it is complete. The only Strings made are the ids the
+/// gold set keeps.
 fn parse_qrels(
     path: &Path,
     bytes: &[u8],
@@ -653,54 +842,54 @@ fn parse_qrels(
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     // Query order is first appearance; labels are grouped per query.
-    let mut order: Vec<String> = Vec::new();
-    let mut labels: HashMap<String, (Vec<Label>, HashMap<String, usize>)> = HashMap::new();
+    let mut position: HashMap<&str, u32> = HashMap::new();
+    let mut grouped: Vec<(&str, Vec<QrelsLine>)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = t.split_whitespace().collect();
-        if f.len() != 4 {
+        let line_no = i + 1;
+        let mut f = line.split_ascii_whitespace();
+        let (Some(qid), Some(_iter), Some(doc), Some(grade), None) =
+            (f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
+            let n = line.split_ascii_whitespace().count();
+            if n == 0 {
+                continue;
+            }
             return Err(input_error_hint(
                 path,
-                Some(i + 1),
-                format!("expected 4 fields `qid iter docid grade`, found {}", f.len()),
-                "TREC qrels have one judgment per line",
+                Some(line_no),
+                format!("expected 4 fields `qid iter docid grade`, found {n}"),
+                if n == 6 {
+                    "six fields look like a TREC run: pass that file as --run, the qrels as --gold"
+                } else {
+                    "TREC qrels have one judgment per line"
+                },
             ));
-        }
-        let grade: i32 = f[3]
-            .parse()
-            .map_err(|_| input_error(path, Some(i + 1), format!("grade `{}` is not an integer", f[3])))?;
-        let entry = labels.entry(f[0].to_string()).or_insert_with(|| {
-            order.push(f[0].to_string());
-            (Vec::new(), HashMap::new())
+        };
+        let grade: i32 = grade.parse().map_err(|_| {
+            input_error(
+                path,
+                Some(line_no),
+                format!("grade `{}` is not an integer", excerpt(grade)),
+            )
+        })?;
+        let q = *position.entry(qid).or_insert_with(|| {
+            grouped.push((qid, Vec::new()));
+            grouped.len() as u32 - 1
         });
-        if let Some(&first) = entry.1.get(f[2]) {
-            return Err(input_error_hint(
-                path,
-                Some(i + 1),
-                format!(
-                    "query `{}`: document `{}` is judged twice (first at line {first})",
-                    f[0], f[2]
-                ),
-                "keep one judgment per (query, document)",
-            ));
-        }
-        entry.1.insert(f[2].to_string(), i + 1);
-        entry.0.push(Label {
-            id: f[2].to_string(),
+        grouped[q as usize].1.push(QrelsLine {
+            doc,
             grade,
+            line: line_no as u32,
         });
     }
-    let mut stratum_of: HashMap<String, (String, usize)> = HashMap::new();
+    let mut stratum_of: HashMap<String, String> = HashMap::new();
     if let Some(sf) = strata_file {
         let mut unknown = Vec::new();
-        for (q, s, line) in sf {
-            if !labels.contains_key(&q) {
+        for (q, s, _line) in sf {
+            if !position.contains_key(q.as_str()) {
                 unknown.push(q.clone());
             }
-            stratum_of.insert(q, (s, line));
+            stratum_of.insert(q, s);
         }
         if !unknown.is_empty() {
             let names: Vec<&str> = unknown.iter().map(String::as_str).collect();
@@ -713,24 +902,62 @@ fn parse_qrels(
             ));
         }
     }
+    drop(position);
     let mut b = Builder::new(path);
-    for qid in order {
-        let (ls, _) = labels.remove(&qid).unwrap_or_default();
-        let stratum = match stratum_of.get(&qid) {
-            Some((s, _)) => b.stratum(s, None)?,
-            None => b.stratum(DEFAULT_STRATUM, None)?,
-        };
+    b.queries.reserve(grouped.len());
+    b.index.reserve(grouped.len());
+    for (qid, judged) in grouped {
+        if let Some((first, again)) = repeated_judgment(&judged) {
+            return Err(input_error_hint(
+                path,
+                Some(again as usize),
+                format!(
+                    "query `{}`: document `{}` is judged twice (first at line {first})",
+                    excerpt(qid),
+                    excerpt(judged.iter().find(|l| l.line == again).map_or("", |l| l.doc))
+                ),
+                "keep one judgment per (query, document)",
+            ));
+        }
+        let stratum = b.stratum(stratum_of.get(qid).map_or(DEFAULT_STRATUM, String::as_str), None)?;
+        let labels = judged
+            .iter()
+            .map(|l| Label {
+                id: l.doc.to_string(),
+                grade: l.grade,
+            })
+            .collect();
         b.add(
             GoldQuery {
-                id: qid,
+                id: qid.to_string(),
                 text: None,
                 stratum,
-                labels: ls,
+                labels,
             },
             None,
+            true,
         )?;
     }
     Ok(b.finish(GoldFormat::Qrels))
+}
+
+/// The lines of the first and second judgment of a repeated document, if
+/// any: pairwise for the usual handful of judgments, sorted for pools.
+fn repeated_judgment(judged: &[QrelsLine]) -> Option<(u32, u32)> {
+    if judged.len() <= 16 {
+        for j in 1..judged.len() {
+            if let Some(first) = judged[..j].iter().find(|l| l.doc == judged[j].doc) {
+                return Some((first.line, judged[j].line));
+            }
+        }
+        return None;
+    }
+    let mut idx: Vec<u32> = (0..judged.len() as u32).collect();
+    idx.sort_unstable_by(|&a, &b| judged[a as usize].doc.cmp(judged[b as usize].doc).then(a.cmp(&b)));
+    idx.windows(2)
+        .filter(|w| judged[w[0] as usize].doc == judged[w[1] as usize].doc)
+        .map(|w| (judged[w[0] as usize].line, judged[w[1] as usize].line))
+        .min_by_key(|&(_, again)| again)
 }
 
 #[cfg(test)]
@@ -858,5 +1085,40 @@ mod tests {
         .unwrap();
         assert_eq!(a.fingerprint(), b.fingerprint());
         assert_ne!(a.fingerprint(), c.fingerprint());
+    }
+
+    #[test]
+    fn fingerprint_is_the_one_stored_baselines_carry() {
+        // Recorded in config/demo/baselines/ by an earlier rgate: a changed
+        // canonical form would make every stored baseline re-score.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (g, _) = GoldSet::load(&root.join("config/demo/gold.yaml"), None).unwrap();
+        assert_eq!(
+            g.fingerprint(),
+            "sha256:ea7d9cb4a7791155eb418646be16420850504e64727375b54c76c7775e9fc56b"
+        );
+        // The canonical text, by hand: ids needing JSON escapes, labels by id.
+        let (g, _) = load_str(
+            "g.yaml",
+            "queries:\n  - id: \"q\\\"1\"\n    stratum: s\n    relevant: {b: 2, \"a\\tx\": 0}\n",
+        )
+        .unwrap();
+        let mut h = Sha256::new();
+        h.update(b"rgate-gold-v1\n[\"q\\\"1\",\"s\",[[\"a\\tx\",0],[\"b\",2]]]\n");
+        assert_eq!(g.fingerprint(), format!("sha256:{:x}", h.finalize()));
+    }
+
+    #[test]
+    fn qrels_repeats_are_found_in_large_pools_too() {
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&format!("301 0 d{i} 1\n"));
+        }
+        text.push_str("302 0 x 1\n301 0 d7 0\n");
+        let err = load_str("q.txt", &text).unwrap_err().to_string();
+        assert!(
+            err.contains("q.txt:42: query `301`: document `d7` is judged twice (first at line 8)"),
+            "{err}"
+        );
     }
 }

@@ -29,11 +29,8 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
             "0.05 is the usual choice",
         ));
     }
-    if args.resamples < 100 {
-        return Err(usage_error(
-            format!("--resamples {} is too few for a p-value", args.resamples),
-            "use 10000 (the default); at least 1000",
-        ));
+    if let Err((msg, hint)) = crate::config::check_resamples(args.resamples) {
+        return Err(usage_error(format!("--{msg}"), hint));
     }
     let prep = super::prepare(&args.gold)?;
     prep.warnings.emit(global.quiet);

@@ -1,8 +1,16 @@
 //! JSON and JSONL runs. The list order is the ranking; a `{docid: score}`
-//! object (pytrec_eval's run dict) is ranked by trec_eval's rule instead.
-//! Result items may be ids or objects with `id` (and `score`, and, later,
-//! span locations): unknown keys in a result object are left alone so
-//! retrievers can attach what they like.
+//! object (pytrec_eval's and ranx's run dict) is ranked by trec_eval's rule
+//! instead. Result items may be ids or objects with an id (and `score`,
+//! and, later, span locations): unknown keys in a result object are left
+//! alone so retrievers can attach what they like.
+//!
+//! Other tools' spellings are read as they are written, where the meaning
+//! is unambiguous: the query id as `query_id` or `qid`; the ranking as
+//! `results`, `docs` or `hits`; a result's id as `id`, `doc_id`, `docid` or
+//! `docno`. `query` is not taken for the id: tools use it for the query's
+//! text. A JSONL file may instead hold one scored document per line
+//! (`{"query_id": "q1", "doc_id": "c7", "score": 0.83}`, ir_datasets'
+//! ScoredDoc), ranked per query by trec_eval's rule.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -11,7 +19,7 @@ use anyhow::Result;
 use serde_json::{Map, Value};
 
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
-use crate::diag::{input_error, input_error_hint, line_of};
+use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, strip_bom};
 use crate::gold::GoldSet;
 use crate::judge::{QueryLabels, Ranking};
 
@@ -22,73 +30,19 @@ pub fn read(
     labels: &[QueryLabels],
     keep: KeepIds,
 ) -> Result<JudgedRun> {
-    let bytes = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| input_error(path, Some(line_of(&bytes, e.valid_up_to())), "not valid UTF-8"))?;
+    let raw = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
+    let bytes = strip_bom(&raw);
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     let mut acc = Acc::new(path, gold, labels, keep);
     match format {
-        RunFormat::Jsonl => {
-            let mut first_line: HashMap<String, usize> = HashMap::new();
-            for (i, line) in text.lines().enumerate() {
-                let t = line.trim();
-                if t.is_empty() {
-                    continue;
-                }
-                let line_no = i + 1;
-                let v: Value = serde_json::from_str(t).map_err(|e| {
-                    input_error_hint(
-                        path,
-                        Some(line_no),
-                        format!("not a JSON object: {e}"),
-                        "JSONL runs have one {\"query_id\": ..., \"results\": [...]} object per line",
-                    )
-                })?;
-                let Value::Object(mut obj) = v else {
-                    return Err(input_error_hint(
-                        path,
-                        Some(line_no),
-                        "expected an object",
-                        "JSONL runs have one {\"query_id\": ..., \"results\": [...]} object per line",
-                    ));
-                };
-                let qid = match obj.remove("query_id") {
-                    Some(Value::String(s)) => s,
-                    Some(Value::Number(n)) => n.to_string(),
-                    Some(_) => return Err(input_error(path, Some(line_no), "`query_id` must be a string")),
-                    None => {
-                        return Err(input_error_hint(
-                            path,
-                            Some(line_no),
-                            "missing `query_id`",
-                            "each line is {\"query_id\": \"q1\", \"results\": [...]}",
-                        ))
-                    }
-                };
-                let results = obj.remove("results").ok_or_else(|| {
-                    input_error_hint(
-                        path,
-                        Some(line_no),
-                        format!("query `{qid}`: missing `results`"),
-                        "each line is {\"query_id\": \"q1\", \"results\": [...]}",
-                    )
-                })?;
-                if let Some(first) = first_line.insert(qid.clone(), line_no) {
-                    return Err(input_error_hint(
-                        path,
-                        Some(line_no),
-                        format!("query `{qid}` appears again (first at line {first})"),
-                        "give each query one line with its whole ranking",
-                    ));
-                }
-                acc.query(&qid, &results, Some(line_no))?;
-            }
-        }
+        RunFormat::Jsonl => read_lines(path, text, &mut acc)?,
         _ => {
             let v: Value = serde_json::from_str(text).map_err(|e| {
                 input_error_hint(
                     path,
                     Some(e.line()),
-                    format!("invalid JSON: {e}"),
+                    format!("invalid JSON: {}", json_message(&e)),
                     "a JSON run maps query ids to ranked lists: {\"q1\": [\"c7\", \"c1\"]}",
                 )
             })?;
@@ -107,6 +61,159 @@ pub fn read(
         }
     }
     Ok(acc.finish(format))
+}
+
+/// Spellings of a query's id in a JSONL line, in the order they are tried.
+pub(crate) const QUERY_KEYS: [&str; 2] = ["query_id", "qid"];
+/// Spellings of a query's ranking.
+const RESULTS_KEYS: [&str; 3] = ["results", "docs", "hits"];
+/// Spellings of a result's (or a scored document's) id.
+const DOC_KEYS: [&str; 4] = ["id", "doc_id", "docid", "docno"];
+
+const LINE_HINT: &str = "each line is {\"query_id\": \"q1\", \"results\": [...]}, or one scored document {\"query_id\": \"q1\", \"doc_id\": \"c7\", \"score\": 0.83}";
+
+/// The one key of `keys` that `obj` has: `Ok(None)` for none, an error
+/// naming both when two spellings of one field meet.
+fn pick<'o>(
+    obj: &'o Map<String, Value>,
+    keys: &[&'static str],
+) -> Result<Option<(&'static str, &'o Value)>, String> {
+    let mut found: Option<(&'static str, &Value)> = None;
+    for &k in keys {
+        if let Some(v) = obj.get(k) {
+            if let Some((first, _)) = found {
+                return Err(format!(
+                    "both `{first}` and `{k}` are given; they mean the same field"
+                ));
+            }
+            found = Some((k, v));
+        }
+    }
+    Ok(found)
+}
+
+/// An id written as a JSON string or number.
+fn id_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// JSONL: one query per line with its ranking, or one scored document per
+/// line (all lines of a file one way or the other).
+fn read_lines(path: &Path, text: &str, acc: &mut Acc) -> Result<()> {
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    // Scored documents per query, in order of first appearance.
+    let mut scored: Vec<(String, Vec<(String, f64)>)> = Vec::new();
+    let mut scored_at: HashMap<String, usize> = HashMap::new();
+    let mut ranked_lines = 0usize;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let line_no = i + 1;
+        let v: Value = serde_json::from_str(t).map_err(|e| {
+            input_error_hint(
+                path,
+                Some(line_no),
+                format!("not a JSON object: {}", json_message(&e)),
+                LINE_HINT,
+            )
+        })?;
+        let Value::Object(obj) = v else {
+            return Err(input_error_hint(
+                path,
+                Some(line_no),
+                "expected an object",
+                LINE_HINT,
+            ));
+        };
+        let bad = |msg: String| input_error_hint(path, Some(line_no), msg, LINE_HINT);
+        let qid = match pick(&obj, &QUERY_KEYS).map_err(bad)? {
+            Some((k, v)) => id_text(v).ok_or_else(|| bad(format!("`{k}` must be a string")))?,
+            None => return Err(bad("missing `query_id` (or `qid`)".into())),
+        };
+        match pick(&obj, &RESULTS_KEYS).map_err(bad)? {
+            Some((_, results)) => {
+                if !scored.is_empty() {
+                    return Err(bad(format!(
+                        "query `{}`: a ranking line in a file of scored-document lines",
+                        excerpt(&qid)
+                    )));
+                }
+                ranked_lines += 1;
+                if let Some(first) = first_line.insert(qid.clone(), line_no) {
+                    return Err(input_error_hint(
+                        path,
+                        Some(line_no),
+                        format!("query `{}` appears again (first at line {first})", excerpt(&qid)),
+                        "give each query one line with its whole ranking",
+                    ));
+                }
+                acc.query(&qid, results, Some(line_no))?;
+            }
+            None => {
+                let doc = match pick(&obj, &DOC_KEYS).map_err(bad)? {
+                    Some((k, v)) => id_text(v).ok_or_else(|| bad(format!("`{k}` must be a string")))?,
+                    None => {
+                        return Err(bad(format!(
+                            "query `{}`: missing `results` (or `docs`, `hits`)",
+                            excerpt(&qid)
+                        )))
+                    }
+                };
+                if ranked_lines > 0 {
+                    return Err(bad(format!(
+                        "query `{}`: a scored-document line in a file of ranking lines",
+                        excerpt(&qid)
+                    )));
+                }
+                let score = obj
+                    .get("score")
+                    .and_then(Value::as_f64)
+                    .filter(|s| s.is_finite())
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "query `{}`, document `{}`: a scored-document line needs a finite `score`",
+                            excerpt(&qid),
+                            excerpt(&doc)
+                        ))
+                    })?;
+                let at = *scored_at.entry(qid.clone()).or_insert_with(|| {
+                    scored.push((qid, Vec::new()));
+                    scored.len() - 1
+                });
+                scored[at].1.push((doc, score));
+            }
+        }
+    }
+    for (qid, mut docs) in scored {
+        sort_trec(&mut docs);
+        acc.ranked(&qid, docs.iter().map(|(d, _)| d.as_str()).collect());
+    }
+    Ok(())
+}
+
+/// trec_eval's order: score descending, ties by id descending.
+fn sort_trec<S: AsRef<str>>(pairs: &mut [(S, f64)]) {
+    pairs.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.0.as_ref().cmp(a.0.as_ref()))
+    });
+}
+
+/// serde_json's message, with the depth limit said plainly and any quoted
+/// value cut to an excerpt.
+fn json_message(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if msg.starts_with("recursion limit exceeded") {
+        return format!("nested more than 128 levels deep at column {}", e.column());
+    }
+    clip_message(&msg)
 }
 
 /// The line of `"key":` in the text (serde_json keeps no positions).
@@ -166,14 +273,20 @@ impl<'a> Acc<'a> {
                 return Err(input_error_hint(
                     self.path,
                     line,
-                    format!("query `{qid}`: results must be a list"),
+                    format!("query `{}`: results must be a list", excerpt(qid)),
                     "write the ranking as [\"c7\", \"c1\"] or [{\"id\": \"c7\", \"score\": 0.8}]",
                 ))
             }
         };
+        self.ranked(qid, ordered);
+        Ok(())
+    }
+
+    /// Judges one query's ranked ids (repeats dropped, first counts).
+    fn ranked(&mut self, qid: &str, ordered: Vec<&str>) {
         let Some(q) = self.gold.position(qid) else {
             self.tally.extra_queries += 1;
-            return Ok(());
+            return;
         };
         let mut seen: HashSet<&str> = HashSet::with_capacity(ordered.len());
         let mut unique = Vec::with_capacity(ordered.len());
@@ -194,7 +307,6 @@ impl<'a> Acc<'a> {
         if let Some(d) = self.depth {
             self.ids[q] = unique.iter().take(d).map(|s| s.to_string()).collect();
         }
-        Ok(())
     }
 
     fn item_id<'v>(&self, qid: &str, i: usize, item: &'v Value, line: Option<usize>) -> Result<&'v str> {
@@ -202,16 +314,16 @@ impl<'a> Acc<'a> {
             input_error_hint(
                 self.path,
                 line,
-                format!("query `{qid}`, result {}: {what}", i + 1),
-                "a result is an id string or {\"id\": \"c7\", \"score\": 0.83}",
+                format!("query `{}`, result {}: {what}", excerpt(qid), i + 1),
+                "a result is an id string or {\"id\": \"c7\", \"score\": 0.83} (the id may be spelled doc_id, docid or docno)",
             )
         };
         match item {
             Value::String(s) => Ok(s),
             Value::Object(o) => {
-                let id = match o.get("id") {
-                    Some(Value::String(s)) => s.as_str(),
-                    Some(_) => return Err(bad("`id` must be a string")),
+                let id = match pick(o, &DOC_KEYS).map_err(|e| bad(&e))? {
+                    Some((_, Value::String(s))) => s.as_str(),
+                    Some((k, _)) => return Err(bad(&format!("`{k}` must be a string"))),
                     None => return Err(bad("missing `id`")),
                 };
                 match o.get("score") {
@@ -238,17 +350,17 @@ impl<'a> Acc<'a> {
                 input_error_hint(
                     self.path,
                     line,
-                    format!("query `{qid}`, document `{doc}`: score must be a finite number"),
+                    format!(
+                        "query `{}`, document `{}`: score must be a finite number",
+                        excerpt(qid),
+                        excerpt(doc)
+                    ),
                     "a scored ranking maps ids to numbers: {\"c7\": 0.83}",
                 )
             })?;
             pairs.push((doc.as_str(), score));
         }
-        pairs.sort_by(|a, b| {
-            b.1.partial_cmp(&a.1)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(b.0.cmp(a.0))
-        });
+        sort_trec(&mut pairs);
         Ok(pairs.into_iter().map(|(d, _)| d).collect())
     }
 

@@ -158,9 +158,10 @@ impl JudgedRun {
 }
 
 /// Detects the form from the extension, then the content: `{` opens JSON or
-/// JSONL (a first line that is a whole object with `query_id`), anything
-/// else is TREC.
+/// JSONL (a first line that is a whole object with `query_id` or `qid`),
+/// anything else is TREC.
 pub fn detect_format(path: &Path, head: &[u8]) -> RunFormat {
+    let head = crate::diag::strip_bom(head);
     match path
         .extension()
         .and_then(|e| e.to_str())
@@ -177,7 +178,7 @@ pub fn detect_format(path: &Path, head: &[u8]) -> RunFormat {
     if head.get(start) == Some(&b'{') {
         let line_end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |e| start + e);
         if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&head[start..line_end]) {
-            if m.contains_key("query_id") {
+            if json::QUERY_KEYS.iter().any(|k| m.contains_key(*k)) {
                 return RunFormat::Jsonl;
             }
         }
@@ -200,6 +201,14 @@ pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], opts: &RunOptio
     let n =
         read_up_to(&mut file, &mut head).map_err(|e| input_error_hint(path, None, e, "check the file"))?;
     head.truncate(n);
+    if crate::diag::looks_binary(&head) {
+        return Err(input_error_hint(
+            path,
+            None,
+            "not a text file (it contains NUL bytes), so not a run",
+            "check the path; runs are TREC, JSON or JSONL text files",
+        ));
+    }
     let format = opts.format.unwrap_or_else(|| detect_format(path, &head));
     match format {
         RunFormat::Trec => trec::read(path, gold, labels, opts.keep_ids),

@@ -19,7 +19,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
-use crate::diag::{input_error, input_error_hint};
+use crate::diag::{excerpt_bytes, input_error, input_error_hint, BOM};
 use crate::gold::GoldSet;
 use crate::judge::{Hit, QueryLabels, Ranking};
 
@@ -389,6 +389,7 @@ fn read_range(
             .map_err(|e| input_error(path, None, format!("seek failed: {e}")))?;
         remaining = end - start;
     }
+    let from_start = range.is_none_or(|(start, _)| start == 0);
     let mut file = file.take(remaining);
     let depth = keep_depth(keep);
     let n = gold.len();
@@ -444,6 +445,10 @@ fn read_range(
             }
         };
         let mut pos = 0;
+        if from_start && line_no == 0 && buf[..end].starts_with(BOM) {
+            // A byte order mark is not part of the first query id.
+            pos = BOM.len();
+        }
         let mut f: [&[u8]; 6] = [&[]; 6];
         let block = &buf[..end];
         while pos < end {
@@ -482,6 +487,7 @@ fn read_range(
 /// blanks (any byte up to the space, as `sscanf("%s")` treats white space),
 /// and returns the field count and the offset of the line's end (its `\n`,
 /// or the end of `buf`). One pass: the newline is found by the same scan.
+/// A count of 7 means "more than six": the rest of the line is not split.
 #[inline]
 fn scan_line<'b>(buf: &'b [u8], mut i: usize, out: &mut [&'b [u8]; 6]) -> (usize, usize) {
     let len = buf.len();
@@ -494,9 +500,8 @@ fn scan_line<'b>(buf: &'b [u8], mut i: usize, out: &mut [&'b [u8]; 6]) -> (usize
             return (n, i);
         }
         if n == out.len() {
-            // trec_eval ignores whatever follows the tag.
             let end = memchr::memchr(b'\n', &buf[i..]).map_or(len, |p| i + p);
-            return (n, end);
+            return (n + 1, end);
         }
         let s = i;
         while i < len && buf[i] > b' ' {
@@ -523,27 +528,29 @@ impl Reader<'_> {
         if n == 0 {
             return Ok(Ok(()));
         }
-        if n < 5 {
-            return Err(input_error_hint(
-                self.path,
-                Some(line_no),
-                format!(
-                    "expected `qid Q0 docid rank score tag`, found {n} field{}",
-                    if n == 1 { "" } else { "s" }
-                ),
-                if n == 4 {
-                    "four fields look like TREC qrels: pass that file as --gold, the run as --run"
-                } else {
-                    "TREC runs have six white-space separated fields per line"
-                },
-            ));
+        // trec_eval needs six fields and ignores text after the sixth (its
+        // own test data has such lines). A seventh field whose line has no
+        // integer rank in the fourth, though, is a shifted line (an id with a
+        // space in it): reading on would take the rank for the score.
+        if n < 6 || (n > 6 && !is_rank(f[3])) {
+            return Err(self.field_count_error(n, line_no));
         }
         let (qid, doc, score_field) = (f[0], f[2], f[4]);
         let score = parse_score(score_field).ok_or_else(|| {
+            if f.iter()
+                .any(|x| std::str::from_utf8(x).is_err() || x.contains(&0x7f))
+            {
+                return input_error_hint(
+                    self.path,
+                    Some(line_no),
+                    "this line is not text, so the file is not a TREC run",
+                    "check the path; a TREC run has lines `qid Q0 docid rank score tag`",
+                );
+            }
             input_error_hint(
                 self.path,
                 Some(line_no),
-                format!("score `{}` is not a number", String::from_utf8_lossy(score_field)),
+                format!("score `{}` is not a number", excerpt_bytes(score_field)),
                 "the fifth field of a TREC run line is the score",
             )
         })?;
@@ -551,7 +558,7 @@ impl Reader<'_> {
             return Err(input_error_hint(
                 self.path,
                 Some(line_no),
-                format!("score `{}` is not finite", String::from_utf8_lossy(score_field)),
+                format!("score `{}` is not finite", excerpt_bytes(score_field)),
                 "a ranking needs finite scores; fix the retriever's output",
             ));
         }
@@ -567,6 +574,28 @@ impl Reader<'_> {
             }
         }
         Ok(Ok(()))
+    }
+
+    /// Too few fields, or a seventh with the columns visibly shifted.
+    #[cold]
+    fn field_count_error(&self, n: usize, line_no: usize) -> anyhow::Error {
+        let found = if n > 6 {
+            "more than 6 fields and no rank in the fourth".to_string()
+        } else {
+            format!("{n} field{}", if n == 1 { "" } else { "s" })
+        };
+        let hint = match n {
+            4 => "four fields look like TREC qrels: pass that file as --gold, the run as --run",
+            5 => "the sixth field (the run tag) is missing; TREC runs have six white-space separated fields per line",
+            7.. => "the fourth field is not a rank, so the columns are shifted: an id containing a space splits into two; TREC runs have six fields per line",
+            _ => "TREC runs have six white-space separated fields per line",
+        };
+        input_error_hint(
+            self.path,
+            Some(line_no),
+            format!("expected `qid Q0 docid rank score tag`, found {found}"),
+            hint,
+        )
     }
 
     fn switch(&mut self, qid: &[u8]) -> std::result::Result<(), Ungrouped> {
@@ -621,6 +650,12 @@ impl Reader<'_> {
             self.current = b;
         }
     }
+}
+
+/// Whether a field reads as a rank (an optionally signed integer).
+fn is_rank(field: &[u8]) -> bool {
+    let digits = field.strip_prefix(b"-").unwrap_or(field);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
 }
 
 /// Scores decide ties, so they must be the correctly rounded doubles that
@@ -769,9 +804,12 @@ mod tests {
     #[test]
     fn fields_split_on_any_blank() {
         let mut f: [&[u8]; 6] = [&[]; 6];
-        let n = fields(b"301\tQ0  FR94-1 \t 104\t  2.12\tSTANDARD more junk", &mut f);
+        let n = fields(b"301\tQ0  FR94-1 \t 104\t  2.12\tSTANDARD", &mut f);
         assert_eq!(n, 6);
         assert_eq!(f[2], b"FR94-1");
         assert_eq!(f[4], b"2.12");
+        // A seventh field is reported as "more than six", not dropped.
+        assert_eq!(fields(b"301 Q0 d1 1 2.5 tag extra", &mut f), 7);
+        assert_eq!(fields(b"301 Q0 d1 1 2.5 tag \t ", &mut f), 6);
     }
 }
