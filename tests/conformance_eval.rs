@@ -86,7 +86,7 @@ fn mapped(measure: &str) -> Option<Metric> {
 
 /// Every mapped (measure, qid) value of a trec_eval output file equals
 /// rgate's `--format trec --per-query` line to the 4 printed decimals.
-fn check_trec_eval(expected: &str, qrels: &str, results: &str, extra: &[&str]) -> usize {
+fn check_trec_eval(expected: &str, qrels: &str, results: &str, extra: &[&str], min_measures: usize) -> usize {
     let text = std::fs::read_to_string(fixture(expected)).unwrap();
     let mut want: HashMap<(String, String), String> = HashMap::new();
     let mut metrics: Vec<Metric> = Vec::new();
@@ -100,7 +100,7 @@ fn check_trec_eval(expected: &str, qrels: &str, results: &str, extra: &[&str]) -
         }
     }
     assert!(
-        metrics.len() >= 40,
+        metrics.len() >= min_measures,
         "expected many mapped measures, got {}",
         metrics.len()
     );
@@ -143,6 +143,7 @@ fn trec_eval_suite_all_trec() {
         "trec_eval/qrels.test",
         "trec_eval/results.test",
         &[],
+        40,
     );
     assert_eq!(n, 172);
 }
@@ -155,6 +156,7 @@ fn trec_eval_suite_missing_query_counts_as_zero() {
         "trec_eval/qrels.test",
         "trec_eval/results.trunc",
         &[],
+        40,
     );
     assert_eq!(n, 172);
 }
@@ -166,8 +168,28 @@ fn trec_eval_suite_relevance_level_two() {
         "trec_eval/qrels.rel_level",
         "trec_eval/results.test",
         &["--relevance-level", "2"],
+        40,
     );
     assert_eq!(n, 172);
+}
+
+#[test]
+fn trec_eval_suite_measure_parameters() {
+    // `-m P.5,7,3 -m recall.20,2000 -m ndcg_cut.10,20,23.4 -msuccess.2,5,20`:
+    // cutoffs other than trec_eval's defaults, per query and the mean.
+    // Measures rgate does not offer (iprec_at_recall, utility, ndcg with a
+    // gain map, ...) are skipped by `mapped`.
+    let n = check_trec_eval(
+        "trec_eval/out.test.meas_params",
+        "trec_eval/qrels.test",
+        "trec_eval/results.test",
+        &[],
+        11,
+    );
+    assert_eq!(
+        n, 44,
+        "P_3/5/7, success_2/5/20, recall_20/2000, ndcg_cut_10/20/23, 4 rows each"
+    );
 }
 
 #[test]

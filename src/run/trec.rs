@@ -801,6 +801,73 @@ mod tests {
         }
     }
 
+    /// Above the split threshold, the parallel reader must give every query
+    /// exactly the ranking the file says (and the serial reader gives): a
+    /// merge that dropped or mixed up parts' rankings changes recall.
+    #[test]
+    fn parallel_reader_equals_serial_above_the_split_threshold() {
+        use crate::gold::{GoldFormat, GoldQuery, Label};
+        use std::io::Write;
+        const QUERIES: usize = 3600;
+        const DEPTH: usize = 70;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.trec");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let mut queries = Vec::new();
+        for q in 0..QUERIES {
+            // The relevant document of query q sits at rank q % DEPTH + 1;
+            // a second label is never retrieved.
+            queries.push(GoldQuery {
+                id: format!("q{q:05}"),
+                text: None,
+                stratum: 0,
+                labels: vec![
+                    Label {
+                        id: format!("d{q}-{}", q % DEPTH),
+                        grade: 1 + (q % 3) as i32,
+                    },
+                    Label {
+                        id: format!("never-{q}"),
+                        grade: 1,
+                    },
+                ],
+            });
+            for r in 0..DEPTH {
+                writeln!(out, "q{q:05} Q0 d{q}-{r} {} {}.5 a-run-tag", r + 1, 1000 - r).unwrap();
+            }
+        }
+        out.flush().unwrap();
+        drop(out);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len >= PARALLEL_MIN_BYTES, "{len} bytes");
+        let gold = GoldSet::from_parts(&path, GoldFormat::Qrels, queries, vec!["s".into()]).unwrap();
+        let labels = crate::judge::label_index(&gold);
+        let keep = KeepIds::Depth(2);
+        let par = read_parallel(&path, &gold, &labels, keep, len, 4)
+            .unwrap()
+            .expect("a grouped file splits");
+        let Ok(ser) = read_range(&path, &gold, &labels, keep, false, None).unwrap() else {
+            panic!("a grouped file streams");
+        };
+        let (par_ids, ser_ids) = (par.ids.unwrap(), ser.ids.unwrap());
+        for q in 0..QUERIES {
+            let want = Ranking {
+                num_ret: DEPTH as u32,
+                hits: vec![Hit {
+                    rank: (q % DEPTH) as u32 + 1,
+                    grade: 1 + (q % 3) as i32,
+                }],
+            };
+            assert_eq!(par.rankings[q], want, "parallel, query {q}");
+            assert_eq!(ser.rankings[q], want, "serial, query {q}");
+            assert!(par.seen[q] && ser.seen[q], "query {q}");
+            assert_eq!(par_ids[q], [format!("d{q}-0"), format!("d{q}-1")]);
+            assert_eq!(par_ids[q], ser_ids[q]);
+        }
+        assert_eq!(par.tally.extra_queries, 0);
+        assert_eq!(par.tally.duplicate_ids, 0);
+    }
+
     #[test]
     fn fields_split_on_any_blank() {
         let mut f: [&[u8]; 6] = [&[]; 6];
