@@ -21,6 +21,13 @@ in both runs), sorted by score descending, with some exact score ties; docids
 are unique within a query. --lines N gives N // 1000 queries (N is rounded
 down to a multiple of 1000). Accepts 1M, 7M, 28M, 500k or plain integers.
 
+--queries N --depth D instead writes the many-small-queries case (issue 17:
+70,000 queries x 100 docs): N queries of D results each, 2-13 judged passages
+per query (about 7.5, so ~525k qrels lines for 70k queries; grades 0..3, at
+least one relevant), the judged ones placed at random ranks (or missed) in
+run A, and run B as A with the judged ones moved. It is a load test (many
+queries, large qrels), not a model of a retriever.
+
 The output depends only on (--lines, --seed, GEN_VERSION) and the Python
 `random` module's algorithms (stable across CPython 3.x releases for the calls
 used here). Queries are generated in blocks of BLOCK queries, each with its own
@@ -248,6 +255,40 @@ def gen_block(args):
     return qrels, "".join(out_a), "".join(out_b)
 
 
+def gen_small(seed, n_queries, depth):
+    """The many-small-queries case: (qrels text, run A text, run B text)."""
+    rng = random.Random(f"rgate-bench:{seed}:small:{n_queries}:{depth}")
+    qrels, out_a, out_b = [], [], []
+    for k in range(n_queries):
+        qs = str(1_000_000 + k)
+        nj = rng.randint(2, 13)
+        judged = [rng.randrange(N_PASSAGES) for _ in range(nj)]
+        judged = list(dict.fromkeys(judged))
+        grades = [rng.choice((1, 2, 3))] + [rng.choice((0, 1, 1, 2, 3)) for _ in judged[1:]]
+        for d, g in zip(judged, grades):
+            qrels.append(f"{qs} 0 D{d} {g}\n")
+        docs_a = [rng.randrange(N_PASSAGES) for _ in range(depth)]
+        docs_b = docs_a[:]
+        jset = set(judged)
+        docs_a = [d if d not in jset else d + 1 for d in docs_a]
+        docs_b = docs_a[:]
+        for d in judged:
+            if rng.random() < 0.7:
+                docs_a[rng.randrange(depth)] = d
+            if rng.random() < 0.75:
+                docs_b[rng.randrange(depth)] = d
+        for docs, out, tag in ((docs_a, out_a, TAG_A), (docs_b, out_b, TAG_B)):
+            seen = set()
+            r = 0
+            for d in docs:
+                if d in seen:
+                    continue
+                seen.add(d)
+                r += 1
+                out.append(f"{qs} Q0 D{d} {r} {100.0 - r * 0.5 - rng.random() * 0.4:.4f} {tag}\n")
+    return "".join(qrels), "".join(out_a), "".join(out_b)
+
+
 def read_stamp(path):
     try:
         with open(path) as f:
@@ -258,8 +299,11 @@ def read_stamp(path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lines", type=parse_size, required=True,
+    ap.add_argument("--lines", type=parse_size,
                     help="run lines per run file: 1M, 7M, 28M ... (queries = lines // 1000)")
+    ap.add_argument("--queries", type=parse_size,
+                    help="with --depth: the many-small-queries case (e.g. 70k)")
+    ap.add_argument("--depth", type=int, default=100, help="results per query with --queries")
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--jobs", type=int, default=0,
@@ -268,15 +312,22 @@ def main(argv=None):
     ap.add_argument("--quiet", action="store_true")
     opts = ap.parse_args(argv)
 
-    n_queries = opts.lines // DEPTH
-    lines = n_queries * DEPTH
+    if (opts.lines is None) == (opts.queries is None):
+        ap.error("give --lines, or --queries (with --depth)")
+    small = opts.queries is not None
+    if small:
+        n_queries, lines = opts.queries, opts.queries * opts.depth
+    else:
+        n_queries = opts.lines // DEPTH
+        lines = n_queries * DEPTH
     out = opts.out
     names = ["qrels.txt", "run_a.trec", "run_b.trec"]
     stamp_path = os.path.join(out, "stamp.json")
     with open(os.path.abspath(__file__), "rb") as f:
         source_sha = hashlib.sha256(f.read()).hexdigest()
     want = {"generator": "rgate gen_bench_data.py", "version": GEN_VERSION,
-            "lines": lines, "queries": n_queries, "seed": opts.seed, "source_sha256": source_sha}
+            "lines": lines, "queries": n_queries, "seed": opts.seed, "source_sha256": source_sha,
+            "depth": opts.depth if small else DEPTH}
 
     def say(msg):
         if not opts.quiet:
@@ -294,6 +345,23 @@ def main(argv=None):
     if os.path.exists(stamp_path):
         os.remove(stamp_path)
     t0 = time.time()
+    tmp = {n: os.path.join(out, n + ".tmp") for n in names}
+    if small:
+        texts = dict(zip(names, gen_small(opts.seed, n_queries, opts.depth)))
+        for n in names:
+            with open(tmp[n], "w") as f:
+                f.write(texts[n])
+            os.replace(tmp[n], os.path.join(out, n))
+        want["bytes"] = {n: os.path.getsize(os.path.join(out, n)) for n in names}
+        want["seconds"] = round(time.time() - t0, 1)
+        with open(stamp_path + ".tmp", "w") as f:
+            json.dump(want, f, indent=1)
+            f.write("\n")
+        os.replace(stamp_path + ".tmp", stamp_path)
+        n_qrels = texts["qrels.txt"].count("\n")
+        say(f"gen_bench_data: {n_queries} queries x {opts.depth} docs, {n_qrels} qrels lines -> {out} "
+            f"in {want['seconds']} s")
+        return 0
     master = random.Random(f"rgate-bench:{opts.seed}:{lines}:qids")
     # MS MARCO-like numeric qids, 6 digits while they fit
     hi = max(1_000_000, 100_000 + 4 * n_queries)
@@ -302,7 +370,6 @@ def main(argv=None):
               for i, s in enumerate(range(0, n_queries, BLOCK))]
 
     jobs = opts.jobs or min(4, os.cpu_count() or 1)
-    tmp = {n: os.path.join(out, n + ".tmp") for n in names}
     qrels = []
     with open(tmp["run_a.trec"], "w", buffering=1 << 22) as fa, \
             open(tmp["run_b.trec"], "w", buffering=1 << 22) as fb:

@@ -21,7 +21,7 @@ use anyhow::Result;
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
 use crate::diag::{excerpt_bytes, input_error, input_error_hint, BOM};
 use crate::gold::GoldSet;
-use crate::judge::{Hit, QueryLabels, Ranking};
+use crate::judge::{doc_hash, Hit, QueryLabels, Ranking};
 
 /// Grade of an entry with no label.
 const UNLABELED: i32 = i32::MIN;
@@ -29,6 +29,9 @@ const UNLABELED: i32 = i32::MIN;
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     score: f64,
+    /// [`doc_hash`] of the id: computed once, for the label lookup and the
+    /// duplicate check.
+    hash: u64,
     start: u32,
     len: u32,
     grade: i32,
@@ -42,11 +45,12 @@ pub(crate) struct QueryBuf {
 }
 
 impl QueryBuf {
-    fn push(&mut self, doc: &[u8], score: f64, grade: i32) {
+    fn push(&mut self, doc: &[u8], hash: u64, score: f64, grade: i32) {
         let start = self.arena.len() as u32;
         self.arena.extend_from_slice(doc);
         self.entries.push(Entry {
             score,
+            hash,
             start,
             len: doc.len() as u32,
             grade,
@@ -84,8 +88,8 @@ impl QueryBuf {
         let mask = size - 1;
         let mut dropped: Vec<usize> = Vec::new();
         for i in 0..n {
-            let doc = self.doc(&self.entries[i]);
-            let mut slot = (hash(doc) as usize) & mask;
+            let h = self.entries[i].hash;
+            let mut slot = (h as usize) & mask;
             loop {
                 let j = table[slot];
                 if j == u32::MAX {
@@ -93,7 +97,7 @@ impl QueryBuf {
                     break;
                 }
                 let j = j as usize;
-                if self.doc(&self.entries[j]) == doc {
+                if self.entries[j].hash == h && self.doc(&self.entries[j]) == self.doc(&self.entries[i]) {
                     // Same id twice: the better-ranked occurrence stays.
                     if self.entries[i].score > self.entries[j].score {
                         table[slot] = i as u32;
@@ -172,22 +176,6 @@ impl QueryBuf {
         });
         (ranking, ids)
     }
-}
-
-/// FNV-1a folded 8 bytes at a time: ids are short, and this only has to
-/// spread them over a per-query table.
-#[inline]
-fn hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(23);
-    }
-    for &b in chunks.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^ (h >> 29)
 }
 
 /// Where the lines of the query being read go.
@@ -566,11 +554,12 @@ impl Reader<'_> {
             return Ok(Err(Ungrouped));
         }
         if let Target::Gold(q) = self.target {
-            let grade = self.labels[q].grade(doc).unwrap_or(UNLABELED);
+            let h = doc_hash(doc);
+            let grade = self.labels[q].grade_hashed(doc, h).unwrap_or(UNLABELED);
             if self.keep_all {
-                self.bufs[q].push(doc, score, grade);
+                self.bufs[q].push(doc, h, score, grade);
             } else {
-                self.current.push(doc, score, grade);
+                self.current.push(doc, h, score, grade);
             }
         }
         Ok(Ok(()))
@@ -715,7 +704,7 @@ mod tests {
     fn buf(entries: &[(&str, f64, i32)]) -> QueryBuf {
         let mut b = QueryBuf::default();
         for &(d, s, g) in entries {
-            b.push(d.as_bytes(), s, g);
+            b.push(d.as_bytes(), doc_hash(d.as_bytes()), s, g);
         }
         b
     }
@@ -742,7 +731,7 @@ mod tests {
         }
         let mut b = QueryBuf::default();
         for (d, s, g) in &entries {
-            b.push(d.as_bytes(), *s, *g);
+            b.push(d.as_bytes(), doc_hash(d.as_bytes()), *s, *g);
         }
         let (r, ids) = b.judge(Some(5));
         let ranks: Vec<u32> = r.hits.iter().map(|h| h.rank).collect();
