@@ -253,9 +253,14 @@ fn errors_quoting_a_value_are_neutral() {
     let o = run(c);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert_neutral("error", &o.stderr, false);
-    // The value's line break stays a break (the message cannot tell it from
-    // its own), but the line it starts is no command.
-    assert!(o.stderr.contains("\n\u{200B}::error::forged"), "{}", o.stderr);
+    // The quoted value is an excerpt (diag::excerpt): its line break is
+    // shown as `\n`, so no line of the message starts with the forgery.
+    assert!(o.stderr.contains("`a\\n::error::forged`"), "{}", o.stderr);
+    assert!(
+        !o.stderr.lines().any(|l| l.trim_start().starts_with("::")),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
