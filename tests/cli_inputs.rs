@@ -198,6 +198,7 @@ fn a_gold_set_without_queries_is_an_error_everywhere() {
     // gate and baseline update, through a config.
     write(&dir, "g.yaml", "version: 1\nqueries: []\n");
     fs::copy(&run_p, dir.path().join("r.json")).unwrap();
+    fs::create_dir(dir.path().join("b")).unwrap();
     let conf = write(
         &dir,
         "rgate.yaml",
