@@ -58,7 +58,11 @@ fn setup() -> tempfile::TempDir {
 
 fn comment(dir: &Path, report: &str, readonly: bool) -> (i32, String) {
     std::fs::write(dir.join("report.md"), report).unwrap();
-    let path = format!("{}:{}", dir.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut c = Command::new("bash");
     c.arg(script())
         .env("PATH", path)
@@ -116,8 +120,16 @@ fn creates_then_updates_one_comment() {
         ]
     );
     let calls = std::fs::read_to_string(dir.join("calls")).unwrap();
-    assert_eq!(calls.lines().filter(|l| l.contains("--method POST")).count(), 1, "{calls}");
-    assert_eq!(calls.lines().filter(|l| l.contains("--method PATCH")).count(), 1, "{calls}");
+    assert_eq!(
+        calls.lines().filter(|l| l.contains("--method POST")).count(),
+        1,
+        "{calls}"
+    );
+    assert_eq!(
+        calls.lines().filter(|l| l.contains("--method PATCH")).count(),
+        1,
+        "{calls}"
+    );
 }
 
 #[test]
