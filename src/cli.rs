@@ -448,4 +448,15 @@ pub struct EvalArgs {
     /// Show means per stratum and their macro mean
     #[arg(long)]
     pub by_stratum: bool,
+    /// Measure names in --format trec: rgate's, or trec_eval's (`P_10`,
+    /// `ndcg_cut_10`, `recip_rank`) in trec_eval's layout and order
+    #[arg(long, value_enum, default_value_t = NamesArg::Rgate)]
+    pub names: NamesArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NamesArg {
+    Rgate,
+    #[value(name = "trec_eval")]
+    TrecEval,
 }

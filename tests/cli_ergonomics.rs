@@ -7,7 +7,7 @@ mod common;
 use std::fs;
 use std::path::PathBuf;
 
-use common::{run, Out};
+use common::{fixture, run, Out};
 use serde_json::Value;
 
 fn repo(rel: &str) -> PathBuf {
@@ -361,4 +361,80 @@ fn compare_runs_can_be_named() {
     assert_eq!((o.code, o.stderr), (2, want("x")));
     let o = compare(&["demo/runs/bm25.jsonl", "bm25=demo/runs/hybrid.jsonl"]);
     assert_eq!((o.code, o.stderr), (2, want("bm25")));
+}
+
+/// `--names trec_eval` prints exactly trec_eval's lines for the measures
+/// rgate has: trec_eval's own output on its test collection, filtered to
+/// those measures, is the expected text (runs cover every qrels query, so
+/// `-q` and `-q -c` agree).
+#[test]
+fn trec_eval_names_reproduce_trec_eval_output() {
+    let measures = [
+        "map",
+        "Rprec",
+        "recip_rank",
+        "P_5",
+        "P_10",
+        "recall_10",
+        "recall_1000",
+        "ndcg",
+        "ndcg_cut_10",
+        "map_cut_5",
+        "success_1",
+        "success_10",
+    ];
+    let expected: String = fs::read_to_string(fixture("trec_eval/out.test.aq"))
+        .unwrap()
+        .lines()
+        .filter(|l| measures.contains(&l.split('\t').next().unwrap().trim_end()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(expected.lines().count(), 4 * measures.len());
+    let mut c = common::rgate();
+    // rgate's spellings, in an order trec_eval would not print them.
+    c.args(["eval", "--per-query", "--format", "trec", "--names", "trec_eval"])
+        .args(["-m", "success@10,ndcg@10,P@10,recall@10,mrr,map,r_precision,ndcg"])
+        .args(["-m", "map@5,P@5,recall@1000,hit_rate@1", "--gold"])
+        .arg(fixture("trec_eval/qrels.test"))
+        .arg("--run")
+        .arg(fixture("trec_eval/results.test"));
+    let o = run(c);
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    assert_eq!(o.stdout, expected);
+}
+
+#[test]
+fn trec_eval_names_refuse_metrics_trec_eval_lacks() {
+    let gold = fixture("trec_eval/qrels.test");
+    let run_ = fixture("trec_eval/results.test");
+    let eval = |extra: &[&str]| {
+        let mut c = common::rgate();
+        c.arg("eval")
+            .args(extra)
+            .arg("--gold")
+            .arg(&gold)
+            .arg("--run")
+            .arg(&run_);
+        run(c)
+    };
+    let o = eval(&[
+        "--format",
+        "trec",
+        "--names",
+        "trec_eval",
+        "-m",
+        "mrr@10,P@10,judged@10",
+    ]);
+    assert_eq!(o.code, 2);
+    assert_eq!(
+        o.stderr,
+        "error: `mrr@10`, `judged@10` have no trec_eval measure, so a script reading trec_eval's names would not find them\n\
+         hint: trec_eval measures: map, map@k, r_precision, mrr (recip_rank, no cutoff), precision@k, recall@k, ndcg, ndcg@k, hit_rate@k (success); pass those with --metrics, or drop --names trec_eval\n"
+    );
+    let o = eval(&["--names", "trec_eval", "-m", "P@10"]);
+    assert_eq!(o.code, 2);
+    assert_eq!(
+        o.stderr,
+        "error: --names trec_eval names measures in --format trec output\nhint: add --format trec\n"
+    );
 }

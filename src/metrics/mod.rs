@@ -127,6 +127,25 @@ impl Metric {
         })
     }
 
+    /// Where trec_eval prints this measure among the others (its measure
+    /// table's order: map, Rprec, recip_rank, P, recall, ndcg, ndcg_cut,
+    /// map_cut, success), so output in trec_eval's names diffs cleanly
+    /// against trec_eval's own.
+    pub fn trec_eval_order(&self) -> u8 {
+        match (self.kind, self.cutoff) {
+            (Kind::Map, None) => 0,
+            (Kind::RPrecision, _) => 1,
+            (Kind::Mrr, _) => 2,
+            (Kind::Precision, _) => 3,
+            (Kind::Recall, _) => 4,
+            (Kind::Ndcg, None) => 5,
+            (Kind::Ndcg, Some(_)) => 6,
+            (Kind::Map, Some(_)) => 7,
+            (Kind::HitRate, _) => 8,
+            (Kind::Judged, _) => 9,
+        }
+    }
+
     /// How deep into a ranking this metric looks (`None`: all of it).
     pub fn depth(&self) -> Option<u32> {
         match self.kind {

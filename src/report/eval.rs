@@ -23,6 +23,9 @@ pub struct EvalView<'a> {
     pub summary: &'a Summary,
     pub per_query: bool,
     pub by_stratum: bool,
+    /// `--format trec` in trec_eval's measure names, order and layout
+    /// (the command has checked that every metric has a trec_eval name).
+    pub trec_names: bool,
 }
 
 impl EvalView<'_> {
@@ -115,20 +118,35 @@ impl EvalView<'_> {
         }
     }
 
-    /// trec_eval's `-q` layout: each query's lines, then `all`.
+    /// trec_eval's `-q` layout: each query's lines, then `all`. In
+    /// trec_eval's names, also its order of measures (cutoffs ascending, as
+    /// in its default output) and its `%-22s` name column, so the lines equal what `trec_eval -q -c -m ...` prints.
+    /// trec_eval's `runid` and `num_q` lines are left out, as trec_eval
+    /// leaves them out when measures are named with `-m`.
     fn trec(&self) -> String {
+        let metrics = &self.scores.metrics;
+        let mut order: Vec<usize> = (0..metrics.len()).collect();
+        let names: Vec<String> = if self.trec_names {
+            order.sort_by_key(|&m| (metrics[m].trec_eval_order(), metrics[m].cutoff));
+            metrics
+                .iter()
+                .map(|m| m.trec_eval_name().unwrap_or_else(|| m.name()))
+                .map(|n| format!("{n:<22}"))
+                .collect()
+        } else {
+            self.metric_names()
+        };
         let mut out = String::new();
-        let names = self.metric_names();
         if self.per_query {
             for (i, q) in self.prep.gold.queries.iter().enumerate() {
-                for (m, name) in names.iter().enumerate() {
-                    let id = escape::terminal(&q.id);
-                    out.push_str(&format!("{name}\t{id}\t{}\n", f4(self.scores.values[m][i])));
+                let id = escape::terminal(&q.id);
+                for &m in &order {
+                    out.push_str(&format!("{}\t{id}\t{}\n", names[m], f4(self.scores.values[m][i])));
                 }
             }
         }
-        for (m, name) in names.iter().enumerate() {
-            out.push_str(&format!("{name}\tall\t{}\n", f4(self.summary.all.means[m])));
+        for &m in &order {
+            out.push_str(&format!("{}\tall\t{}\n", names[m], f4(self.summary.all.means[m])));
         }
         out
     }
