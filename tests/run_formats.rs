@@ -1,6 +1,6 @@
-//! The run format rgate detected is named in `eval`'s JSON report, one per
-//! form in the README's run table: a mislabelled format would send a user
-//! debugging the wrong parser.
+//! What `eval`'s JSON report says about the run itself: the format rgate
+//! detected (one per form in the README's run table; a mislabelled format
+//! sends a user debugging the wrong parser) and the gold queries it missed.
 
 mod common;
 
@@ -39,4 +39,15 @@ fn detected_format_is_reported() {
     assert_eq!(json["run_format"], "json", "{json}");
     let jsonl = eval_json(demo("gold.yaml"), demo("runs/bm25.jsonl"), &[]);
     assert_eq!(jsonl["run_format"], "jsonl", "{jsonl}");
+}
+
+/// `missing_queries` lists the gold queries the run never answered:
+/// results.trunc has rankings for 301 and 303 of qrels.test's 301-303.
+#[test]
+fn missing_queries_are_listed() {
+    let gold = || fixture("trec_eval/qrels.test");
+    let trunc = eval_json(gold(), fixture("trec_eval/results.trunc"), &[]);
+    assert_eq!(trunc["missing_queries"], serde_json::json!(["302"]), "{trunc}");
+    let full = eval_json(gold(), fixture("trec_eval/results.test"), &[]);
+    assert_eq!(full["missing_queries"], serde_json::json!([]), "{full}");
 }
