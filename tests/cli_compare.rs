@@ -85,8 +85,14 @@ fn seed_example_json_carries_spec_keys_and_values() {
     let p = h["p_value"].as_f64().unwrap();
     assert_eq!(p, 10.0 / 16.0);
     assert_eq!(h["p_adjusted"].as_f64().unwrap(), 1.0, "{h}");
-    assert!((h["ci_low"].as_f64().unwrap() + 0.7105780420791171).abs() < 1e-9, "{h}");
-    assert!((h["ci_high"].as_f64().unwrap() - 1.5105780420791173).abs() < 1e-9, "{h}");
+    assert!(
+        (h["ci_low"].as_f64().unwrap() + 0.7105780420791171).abs() < 1e-9,
+        "{h}"
+    );
+    assert!(
+        (h["ci_high"].as_f64().unwrap() - 1.5105780420791173).abs() < 1e-9,
+        "{h}"
+    );
     for (metric, delta) in [("mrr", 0.23333333333333334), ("ndcg@3", 0.16131471927654584)] {
         let r = row(&v, metric);
         assert!((r["delta"].as_f64().unwrap() - delta).abs() < 1e-12, "{r}");

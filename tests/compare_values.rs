@@ -222,3 +222,66 @@ fn macro_weighting_on_unequal_strata() {
     }
     assert_eq!(v["settings"]["weighting"], "macro", "{}", v["settings"]);
 }
+
+fn compare_strat(args: &[&str]) -> Value {
+    let mut c = rgate();
+    c.args(["compare", "--format", "json", "-m", "mrr,hit_rate@1", "--gold"])
+        .arg(fixture("compare/gold_strat.json"))
+        .args(args)
+        .arg(fixture("compare/base_strat.json"))
+        .arg(fixture("compare/cand_strat.json"));
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout))
+}
+
+/// The same constant strata on 40 queries (24 in `a`, 16 in `b`), large
+/// enough for the overall scope to be bootstrapped with each stratum
+/// resampled on its own. Only a stratified bootstrap (stratum sizes fixed)
+/// draws the same mean in every resample, so its interval has zero width at
+/// the observed mean and its p-value is the smallest possible, 1 / (B + 1);
+/// an unstratified one draws 0 to 40 queries of `a` and spreads.
+#[test]
+fn stratified_bootstrap_on_constant_strata_has_zero_width() {
+    let v = compare_strat(&["--by-stratum"]);
+    // The same proportions as above (0.6 / 0.4), so the same micro means.
+    for (metric, base, cur, delta) in [
+        ("mrr", 0.7333333333333333, 0.4333333333333333, -0.3),
+        ("hit_rate@1", 0.6, 0.0, -0.6),
+    ] {
+        let r = row(&v, metric, "all");
+        assert_eq!(r["test"], "bootstrap", "{r}");
+        assert!((f(r, "baseline") - base).abs() < 1e-12, "{r}");
+        assert!((f(r, "current") - cur).abs() < 1e-12, "{r}");
+        assert!((f(r, "delta") - delta).abs() < 1e-12, "{r}");
+        assert_eq!(f(r, "ci_low"), f(r, "delta"), "{r}");
+        assert_eq!(f(r, "ci_high"), f(r, "delta"), "{r}");
+        assert_eq!(f(r, "p_value"), 1.0 / 10_001.0, "{r}");
+        // Six rows: stratum a's two (24 equal losses, exact sign-flip:
+        // 2 / 2^24) are smallest, then these two at 1 / (B + 1), which Holm
+        // multiplies by 4 (then 3, kept at the running maximum 4).
+        assert!((f(r, "p_adjusted") - 4.0 / 10_001.0).abs() < 1e-15, "{r}");
+        let a = row(&v, metric, "a");
+        assert_eq!(f(a, "p_value"), 2.0 / f64::from(1 << 24), "{a}");
+    }
+}
+
+/// Macro weighting on the bootstrapped 40-query set: the overall statistic
+/// is the mean of stratum means in every resample, so the interval is zero
+/// width at -0.25 (mrr) and -0.5 (hit_rate@1), not at the micro -0.3, -0.6.
+#[test]
+fn macro_weighting_in_the_stratified_bootstrap() {
+    let v = compare_strat(&["--weighting", "macro"]);
+    for (metric, base, cur, delta) in [
+        ("mrr", 0.6666666666666666, 0.41666666666666663, -0.25),
+        ("hit_rate@1", 0.5, 0.0, -0.5),
+    ] {
+        let r = row(&v, metric, "all");
+        assert_eq!(r["test"], "bootstrap", "{r}");
+        assert!((f(r, "baseline") - base).abs() < 1e-12, "{r}");
+        assert!((f(r, "current") - cur).abs() < 1e-12, "{r}");
+        assert!((f(r, "delta") - delta).abs() < 1e-12, "{r}");
+        assert_eq!((f(r, "ci_low"), f(r, "ci_high")), (delta, delta), "{r}");
+        assert_eq!(f(r, "p_value"), 1.0 / 10_001.0, "{r}");
+    }
+}
