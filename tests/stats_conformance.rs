@@ -131,3 +131,15 @@ fn holm_reference() {
         assert!((g - w).abs() <= 1e-12, "holm({p:?}) = {got:?}, expected {want:?}");
     }
 }
+
+/// The smallest sample a t-test can use: two deltas, one degree of freedom.
+/// scipy.stats.ttest_1samp([0.1, 0.3], 0): p = 0.2951672353008665 two-sided,
+/// 0.8524163823495667 for "less"; t.ppf(0.975, 1) = 12.706204736174694.
+#[test]
+fn t_test_on_two_deltas_matches_scipy() {
+    let t = t_test(&[0.1, 0.3], 0.05);
+    close("n=2", "t p_two_sided", t.p_two_sided, 0.2951672353008665, 1e-9);
+    close("n=2", "t p_less", t.p_less, 0.8524163823495667, 1e-9);
+    // sd = 0.1 * sqrt(2), se = 0.1: the interval is 0.2 -+ 12.7062 * 0.1.
+    close("n=2", "t ci_high", t.ci_high, 0.2 + 1.2706204736174694, 1e-9);
+}
