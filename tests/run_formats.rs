@@ -51,3 +51,59 @@ fn missing_queries_are_listed() {
     let full = eval_json(gold(), fixture("trec_eval/results.test"), &[]);
     assert_eq!(full["missing_queries"], serde_json::json!([]), "{full}");
 }
+
+/// Without a telling extension the form is read from the content: the
+/// first bytes of the file decide (README "Runs": detected from content).
+#[test]
+fn format_is_detected_from_content_without_an_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("trec.txt", fixture("trec_eval/results.test"), "trec"),
+        ("map.txt", fixture("seed/run_a.json"), "json"),
+        ("lines.txt", demo("runs/bm25.jsonl"), "jsonl"),
+    ];
+    for (name, from, want) in cases {
+        let to = dir.path().join(name);
+        std::fs::copy(&from, &to).unwrap();
+        let gold = match want {
+            "trec" => fixture("trec_eval/qrels.test"),
+            "json" => fixture("seed/gold.json"),
+            _ => demo("gold.yaml"),
+        };
+        let by_content = eval_json(gold.clone(), to, &[]);
+        assert_eq!(by_content["run_format"], want, "{by_content}");
+        let by_name = eval_json(gold, from, &[]);
+        assert_eq!(by_content["metrics"], by_name["metrics"], "{name}");
+    }
+}
+
+/// A bad ranking in a JSON run is reported at the line of its query id.
+#[test]
+fn json_run_errors_name_the_line_of_the_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    std::fs::write(&path, "{\n  \"q1\": [\"c1\"],\n  \"q2\": 5\n}\n").unwrap();
+    let mut c = rgate();
+    c.args(["eval", "-m", "mrr", "--gold"])
+        .arg(fixture("seed/gold.json"))
+        .arg("--run")
+        .arg(&path);
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("run.json:3:"), "{}", o.stderr);
+}
+
+/// A directory is not a run: an error, not a hang or a panic.
+#[test]
+fn a_directory_as_run_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = rgate();
+    c.args(["eval", "-m", "mrr", "--gold"])
+        .arg(fixture("seed/gold.json"))
+        .arg("--run")
+        .arg(dir.path())
+        .timeout(std::time::Duration::from_secs(20));
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+}
