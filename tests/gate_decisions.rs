@@ -1,0 +1,441 @@
+//! The gate's decisions through the library, against values computed
+//! without rgate: `tests/fixtures/gate/decisions.py` (scipy's t
+//! distribution, Holm and Bonferroni by their definitions) printed every
+//! expected number below; the rest are counted by hand in the comments.
+//! The t-test makes the p-values exact, so each mode's boundary can be
+//! placed a hair either side.
+
+mod sim;
+
+use rgate::config::{Correction, Decision, GateSettings, Rule, StrataSel, TestKind, Tolerance};
+use rgate::gate::{Check, CheckVerdict, RetrieverOutcome, Verdict};
+use rgate::judge::Ranking;
+
+/// The pattern of deltas behind most cases: mean -0.055, se 0.0201 (n = 30).
+const PATTERN: [f64; 10] = [-0.2, 0.1, -0.1, 0.0, -0.15, 0.05, -0.05, -0.1, 0.1, -0.2];
+
+fn deltas(shift: f64) -> Vec<f64> {
+    PATTERN.iter().cycle().take(30).map(|d| d + shift).collect()
+}
+
+fn settings(decision: Decision, tol: f64, strata: StrataSel) -> GateSettings {
+    GateSettings {
+        test: TestKind::TTest,
+        decision,
+        rules: vec![Rule {
+            metric: "hit_rate@3".parse().unwrap(),
+            tolerance: Tolerance::Absolute(tol),
+            strata,
+        }],
+        ..GateSettings::default()
+    }
+}
+
+/// One stratum of 30 queries, baseline 0.5 everywhere, candidate 0.5 + d.
+fn gate_one(decision: Decision, tol: f64, d: &[f64]) -> RetrieverOutcome {
+    let w = sim::world_of(&[d.len()], &["hit_rate@3"]);
+    let base = vec![vec![0.5; d.len()]];
+    let cur = vec![d.iter().map(|x| 0.5 + x).collect()];
+    sim::gate_values(&w, &settings(decision, tol, StrataSel::Overall), &base, &cur)
+}
+
+fn only(o: &RetrieverOutcome) -> &Check {
+    let gated: Vec<&Check> = o.checks.iter().filter(|c| c.tolerance.is_some()).collect();
+    assert_eq!(gated.len(), 1, "{:?}", o.checks);
+    gated[0]
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() < 1e-9, "{what}: {a} vs expected {b}");
+}
+
+#[test]
+fn margin_test_is_the_default_and_fails_only_beyond_the_tolerance() {
+    assert_eq!(GateSettings::default().decision, Decision::ConfidentDrop);
+    // Upper 95% bound of delta: -0.0208349; a tolerance below 0.0208 fails.
+    let o = gate_one(Decision::ConfidentDrop, 0.02, &deltas(0.0));
+    let c = only(&o);
+    close(c.cmp.p_value, 0.046173941621399615, "margin p at 0.02");
+    close(c.cmp.p_adjusted, 0.046173941621399615, "one check: Holm = p");
+    close(c.upper_bound, -0.020834854497916673, "upper bound");
+    assert_eq!(c.verdict, CheckVerdict::Fail);
+    assert_eq!(o.verdict(), Verdict::Fail);
+    let o = gate_one(Decision::ConfidentDrop, 0.025, &deltas(0.0));
+    close(only(&o).cmp.p_value, 0.07325155890576003, "margin p at 0.025");
+    assert_eq!(only(&o).verdict, CheckVerdict::Pass);
+    // Tolerance 0: the margin test is significant-drop's test.
+    let o = gate_one(Decision::ConfidentDrop, 0.0, &deltas(0.0));
+    close(only(&o).cmp.p_value, 0.00526041153911692, "p at tolerance 0");
+    assert_eq!(only(&o).verdict, CheckVerdict::Fail);
+}
+
+#[test]
+fn significant_drop_needs_both_the_size_and_the_significance() {
+    // Observed drop 0.055, p 0.00526.
+    let o = gate_one(Decision::SignificantDrop, 0.054, &deltas(0.0));
+    close(only(&o).cmp.p_value, 0.00526041153911692, "p drop");
+    assert_eq!(only(&o).verdict, CheckVerdict::Fail);
+    let o = gate_one(Decision::SignificantDrop, 0.056, &deltas(0.0));
+    assert_eq!(
+        only(&o).verdict,
+        CheckVerdict::Pass,
+        "significant but inside the tolerance"
+    );
+    // Drop 0.02 > tolerance 0, but p 0.164: not significant.
+    let o = gate_one(Decision::SignificantDrop, 0.0, &deltas(0.035));
+    close(only(&o).cmp.p_value, 0.16406568978112382, "weak p");
+    assert_eq!(only(&o).verdict, CheckVerdict::Pass);
+}
+
+#[test]
+fn drops_are_decided_on_the_one_sided_p() {
+    // One-sided p 0.035, two-sided 0.07: a drop.
+    let o = gate_one(Decision::SignificantDrop, 0.0, &deltas(0.017171091536069688));
+    close(only(&o).cmp.p_value, 0.035, "one-sided p");
+    assert_eq!(only(&o).verdict, CheckVerdict::Fail);
+}
+
+#[test]
+fn non_inferiority_passes_only_a_proven_bound() {
+    // Lower 95% bound -0.0891651: tolerance 0.09 is proven, 0.08 is not.
+    let o = gate_one(Decision::NonInferiority, 0.09, &deltas(0.0));
+    close(only(&o).cmp.p_value, 0.04617394162139967, "ni p at 0.09");
+    close(only(&o).lower_bound, -0.08916514550208335, "lower bound");
+    assert_eq!(only(&o).verdict, CheckVerdict::Pass);
+    let o = gate_one(Decision::NonInferiority, 0.08, &deltas(0.0));
+    close(only(&o).cmp.p_value, 0.1118541557276471, "ni p at 0.08");
+    assert_eq!(only(&o).verdict, CheckVerdict::Fail);
+    // An unchanged run with a wide enough tolerance passes.
+    let o = gate_one(Decision::NonInferiority, 0.09, &deltas(0.055));
+    assert_eq!(only(&o).verdict, CheckVerdict::Pass);
+}
+
+#[test]
+fn threshold_compares_the_observed_drop_only() {
+    let o = gate_one(Decision::Threshold, 0.054, &deltas(0.0));
+    assert_eq!(only(&o).verdict, CheckVerdict::Fail);
+    let o = gate_one(Decision::Threshold, 0.056, &deltas(0.0));
+    assert_eq!(only(&o).verdict, CheckVerdict::Pass);
+}
+
+/// Two strata of 30: s0 with the pattern, s1 with it shifted by +0.03; one
+/// rule on every scope, tolerance 0: three checks (all, s0, s1).
+fn gate_two(correction: Correction, s0: &[f64], s1: &[f64]) -> RetrieverOutcome {
+    let w = sim::world_of(&[30, 30], &["hit_rate@3"]);
+    let base = vec![vec![0.5; 60]];
+    let cur = vec![s0.iter().chain(s1).map(|x| 0.5 + x).collect()];
+    let s = GateSettings {
+        correction,
+        ..settings(Decision::ConfidentDrop, 0.0, StrataSel::All)
+    };
+    sim::gate_values(&w, &s, &base, &cur)
+}
+
+fn by_scope<'a>(o: &'a RetrieverOutcome, scope: &str) -> &'a Check {
+    o.checks.iter().find(|c| c.cmp.stratum == scope).unwrap()
+}
+
+#[test]
+fn every_correction_gives_its_exact_adjusted_p() {
+    let p = [
+        ("all", 0.0033498581271973154),
+        ("s0", 0.00526041153911692),
+        ("s1", 0.11185415572764697),
+    ];
+    let want = [
+        (
+            Correction::Holm,
+            [0.010049574381591946, 0.01052082307823384, 0.11185415572764697],
+        ),
+        (
+            Correction::Bonferroni,
+            [0.010049574381591946, 0.01578123461735076, 0.3355624671829409],
+        ),
+        (Correction::None, [p[0].1, p[1].1, p[2].1]),
+    ];
+    for (correction, adj) in want {
+        let o = gate_two(correction, &deltas(0.0), &deltas(0.03));
+        for (k, (scope, raw)) in p.iter().enumerate() {
+            let c = by_scope(&o, scope);
+            close(c.cmp.p_value, *raw, &format!("{correction:?} {scope} p"));
+            close(c.cmp.p_adjusted, adj[k], &format!("{correction:?} {scope} p_adj"));
+        }
+        // The bounds are at 1 - alpha/3 with a correction, 1 - alpha without.
+        let level = if correction == Correction::None {
+            0.95
+        } else {
+            1.0 - 0.05 / 3.0
+        };
+        close(by_scope(&o, "all").bound_level, level, "bound level");
+    }
+}
+
+#[test]
+fn improved_is_decided_on_the_corrected_p() {
+    // s0 unchanged, s1 rises with one-sided p 0.02; overall p 0.0206. Holm
+    // lifts both to 0.06: not improved, though each raw p is below 0.05.
+    let o = gate_two(Correction::Holm, &[0.0; 30], &deltas(0.09823759692797362));
+    for scope in ["all", "s1"] {
+        let c = by_scope(&o, scope);
+        close(c.p_rise_adjusted, 0.06, &format!("{scope} p_rise_adjusted"));
+        assert_eq!(c.verdict, CheckVerdict::Pass, "{scope}");
+    }
+    close(by_scope(&o, "s1").p_rise, 0.02, "raw p_rise");
+    let o = gate_two(Correction::None, &[0.0; 30], &deltas(0.09823759692797362));
+    assert_eq!(by_scope(&o, "s1").verdict, CheckVerdict::Improved);
+}
+
+#[test]
+fn a_stratum_list_checks_exactly_the_listed_strata() {
+    let w = sim::world_of(&[30, 30, 30], &["hit_rate@3"]);
+    let base = vec![vec![0.5; 90]];
+    let s = settings(
+        Decision::ConfidentDrop,
+        0.0,
+        StrataSel::List(vec!["s1".into(), "s2".into()]),
+    );
+    let o = sim::gate_values(&w, &s, &base, &base);
+    let scopes: Vec<&str> = o.checks.iter().map(|c| c.cmp.stratum.as_str()).collect();
+    assert_eq!(scopes, ["s1", "s2"]);
+}
+
+#[test]
+fn two_equal_losses_are_not_significant_under_any_test() {
+    // Two queries each losing 0.5: the exact sign-flip p is 1/4.
+    for test in [TestKind::Bootstrap, TestKind::TTest, TestKind::Randomization] {
+        let w = sim::world_of(&[2], &["hit_rate@3"]);
+        let s = GateSettings {
+            test,
+            ..settings(Decision::ConfidentDrop, 0.0, StrataSel::Overall)
+        };
+        let o = sim::gate_values(&w, &s, &[vec![1.0, 1.0]], &[vec![0.5, 0.5]]);
+        let c = only(&o);
+        assert_eq!(c.cmp.p_value, 0.25, "{test:?}");
+        assert_eq!(c.verdict, CheckVerdict::Pass, "{test:?}");
+        // The bootstrap gives way to the sign-flip test below 30 queries.
+        let ran = if test == TestKind::Bootstrap {
+            TestKind::Randomization
+        } else {
+            test
+        };
+        assert_eq!(c.test, ran);
+        // And the report says it cannot gate such a stratum at all.
+        assert!(
+            o.warnings.iter().any(|w| w.contains("too small to gate at all")),
+            "{:?}",
+            o.warnings
+        );
+    }
+}
+
+#[test]
+fn small_scopes_get_the_exact_sign_flip_test() {
+    // Five queries, deltas -1 -1 -1 -1 +1 (sum -3): of the 32 sign
+    // patterns, those with sum <= -3 are all-minus (-5) and the five with
+    // one plus (-3): 6/32.
+    let w = sim::world_of(&[5], &["hit_rate@3"]);
+    let s = GateSettings {
+        test: TestKind::Bootstrap,
+        ..settings(Decision::ConfidentDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(
+        &w,
+        &s,
+        &[vec![1.0, 1.0, 1.0, 1.0, 0.0]],
+        &[vec![0.0, 0.0, 0.0, 0.0, 1.0]],
+    );
+    let c = only(&o);
+    assert_eq!(c.test, TestKind::Randomization);
+    assert!(!c.monte_carlo);
+    assert_eq!(c.cmp.p_value, 6.0 / 32.0);
+}
+
+#[test]
+fn overall_bootstrap_is_stratified_and_macro_weights_strata() {
+    // Strata of 20 and 15 (35 queries: the bootstrap runs; neither stratum
+    // is pooled). Every query of s0 loses 0.5, s1 is unchanged. Resampled
+    // within strata, every resample has the observed mean: the bound is the
+    // point and p = 1/(B+1). Unstratified, the count of s0 queries drawn
+    // would vary and so would the mean.
+    let w = sim::world_of(&[20, 15], &["hit_rate@3"]);
+    let base = vec![vec![1.0; 35]];
+    let cur = vec![(0..35).map(|i| if i < 20 { 0.5 } else { 1.0 }).collect()];
+    let s = GateSettings {
+        test: TestKind::Bootstrap,
+        resamples: 2000,
+        ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    assert_eq!(c.test, TestKind::Bootstrap);
+    // micro: 20 * -0.5 / 35
+    close(c.cmp.delta, -10.0 / 35.0, "micro delta");
+    assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (c.cmp.delta, c.cmp.delta));
+    assert_eq!(c.cmp.p_value, 1.0 / 2001.0);
+    // macro: the mean of stratum means, (-0.5 + 0) / 2; baseline 1, current 0.75.
+    let s = GateSettings {
+        weighting: rgate::config::Weighting::Macro,
+        ..s
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    close(c.cmp.delta, -0.25, "macro delta");
+    close(c.cmp.current, 0.75, "macro current");
+    assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (c.cmp.delta, c.cmp.delta));
+}
+
+#[test]
+fn tiny_strata_are_pooled_in_the_overall_bootstrap() {
+    // One stratum of 40 unchanged and one of 2 that each lose 1: stratified
+    // as given, the 2-query stratum would be drawn whole every time, a
+    // zero-width interval and p = 1/(B+1). Pooled with the large stratum,
+    // the two losses are drawn 0, 1, 2, ... times and the interval spreads.
+    let w = sim::world_of(&[40, 2], &["hit_rate@3"]);
+    let base = vec![vec![1.0; 42]];
+    let cur = vec![(0..42).map(|i| if i < 40 { 1.0 } else { 0.0 }).collect()];
+    let s = GateSettings {
+        test: TestKind::Bootstrap,
+        resamples: 2000,
+        ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    assert!(c.cmp.ci_high > c.cmp.ci_low, "{c:?}");
+    // P(no loss drawn in 42 draws) = (40/42)^42 = 0.129: p is about that.
+    assert!(c.cmp.p_value > 0.1, "{c:?}");
+    assert_eq!(c.verdict, CheckVerdict::Pass);
+}
+
+#[test]
+fn flips_list_lost_metrics_and_count_gains_symmetrically() {
+    let metrics = ["hit_rate@3", "mrr@10", "recall@10"];
+    let w = sim::world_of(&[30], &metrics);
+    let mut base = vec![vec![1.0; 30]; 3];
+    let mut cur = base.clone();
+    // q0 loses the first metric, q1 the last.
+    cur[0][0] = 0.0;
+    cur[2][1] = 0.0;
+    // q2 gains the last metric (baseline missed all), q3 the first only.
+    for m in 0..3 {
+        base[m][2] = 0.0;
+        cur[m][2] = 0.0;
+    }
+    cur[2][2] = 1.0;
+    base[0][3] = 0.0;
+    let s = GateSettings {
+        rules: metrics
+            .iter()
+            .map(|m| Rule {
+                metric: m.parse().unwrap(),
+                tolerance: Tolerance::Absolute(0.1),
+                strata: StrataSel::Overall,
+            })
+            .collect(),
+        ..GateSettings::default()
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let lost: Vec<(&str, Vec<String>)> = o
+        .flips
+        .iter()
+        .map(|f| (f.query_id.as_str(), f.lost.clone()))
+        .collect();
+    assert_eq!(
+        lost,
+        [
+            ("q0-0000", vec!["hit_rate@3".to_string()]),
+            ("q0-0001", vec!["recall@10".to_string()])
+        ]
+    );
+    assert_eq!(o.gained, 2);
+}
+
+#[test]
+fn coverage_warning_fires_on_a_fall_not_on_a_rise() {
+    // judged@3 (the deepest cutoff in use): the labeled chunk in the top 3
+    // gives 1/3, an unlabeled top 3 gives 0.
+    let w = sim::world_of(&[30], &["hit_rate@3"]);
+    let s = settings(Decision::ConfidentDrop, 0.1, StrataSel::Overall);
+    let values = vec![vec![1.0; 30]];
+    let labeled: Vec<Vec<String>> = (0..30)
+        .map(|i| vec![format!("d0-{i}"), "x".into(), "y".into()])
+        .collect();
+    let unlabeled: Vec<Vec<String>> = (0..30)
+        .map(|_| vec!["x".into(), "y".into(), "z".into()])
+        .collect();
+    let judged = |ids: &[Vec<String>]| -> Vec<Ranking> {
+        ids.iter()
+            .enumerate()
+            .map(|(i, r)| Ranking::from_ordered(r.iter().map(String::as_str), &w.prep.labels[i]))
+            .collect()
+    };
+    let fall = sim::gate_full(
+        &w,
+        &s,
+        &values,
+        &values,
+        Some(labeled.clone()),
+        Some(judged(&unlabeled)),
+    );
+    assert!(
+        fall.warnings
+            .iter()
+            .any(|x| x.contains("judged@3 fell from 0.3333 to 0.0000")),
+        "{:?}",
+        fall.warnings
+    );
+    let rise = sim::gate_full(&w, &s, &values, &values, Some(unlabeled), Some(judged(&labeled)));
+    assert!(
+        !rise.warnings.iter().any(|x| x.contains("judged@3")),
+        "{:?}",
+        rise.warnings
+    );
+}
+
+#[test]
+fn mde_is_never_zero_and_uses_the_corrected_level() {
+    // Baseline all hits, no change: no spread in the scope; the metric's
+    // spread over the gold set stands in, or the floor the count imposes.
+    let w = sim::world_of(&[30], &["hit_rate@3"]);
+    let o = sim::gate_values(
+        &w,
+        &settings(Decision::ConfidentDrop, 0.05, StrataSel::Overall),
+        &[vec![1.0; 30]],
+        &[vec![1.0; 30]],
+    );
+    let c = only(&o);
+    // Floor: k = floor(log2(1/0.05)) + 1 = 5 losses of 30: 0.05 + 5/30.
+    close(c.mde().unwrap(), 0.05 + 5.0 / 30.0, "floor mde");
+    // With spread: se 0.0201075, one check, z(0.95) + z(0.8) = 2.4864749.
+    let o = gate_one(Decision::ConfidentDrop, 0.02, &deltas(0.0));
+    close(
+        only(&o).mde().unwrap(),
+        0.02 + 2.486_474_860_524_386 * 0.02010746987633169,
+        "margin mde",
+    );
+}
+
+#[test]
+fn mde_under_macro_weighting_uses_the_stratum_spreads() {
+    // s0: the pattern (30), s1: +-0.1 alternating (10). Macro se =
+    // sqrt(sd0^2/30 + sd1^2/10) / 2; micro uses the sd of all 40 deltas.
+    let w = sim::world_of(&[30, 10], &["hit_rate@3"]);
+    let d: Vec<f64> = deltas(0.0)
+        .into_iter()
+        .chain([0.1, -0.1].iter().cycle().take(10).copied())
+        .collect();
+    let base = vec![vec![0.5; 40]];
+    let cur = vec![d.iter().map(|x| 0.5 + x).collect()];
+    let mut s = settings(Decision::ConfidentDrop, 0.02, StrataSel::Overall);
+    s.weighting = rgate::config::Weighting::Macro;
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    close(only(&o).power.se, SE_MACRO, "macro se");
+    close(only(&o).mde().unwrap(), MDE_MACRO, "macro mde");
+    s.weighting = rgate::config::Weighting::Micro;
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    close(only(&o).mde().unwrap(), MDE_MICRO, "micro mde");
+}
+
+/// From decisions.py.
+const SE_MACRO: f64 = 0.01946420725292131;
+const MDE_MACRO: f64 = 0.06839726201442527;
+const MDE_MICRO: f64 = 0.06336219697077505;
