@@ -38,6 +38,16 @@ pub struct StoredQuery {
     pub values: Vec<f64>,
     /// Ranked ids to [`Baseline::depth`] (all of them when `None`).
     pub ranking: Vec<String>,
+    /// [`text_sha`] of the query's text when recorded, so the gate can warn
+    /// when a paired query now asks something else (absent in older files).
+    pub text_sha: Option<String>,
+}
+
+/// A short hash of a query's text: the first 16 hex digits of its sha256.
+pub fn text_sha(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Means of one scope (`all` or a stratum) per metric.
@@ -424,6 +434,8 @@ struct RawQuery {
     stratum: String,
     values: MetricValues,
     ranking: Vec<String>,
+    #[serde(default)]
+    text_sha: Option<String>,
 }
 
 /// A JSON object read in file order, refusing a key given twice (serde_json
@@ -707,6 +719,7 @@ impl Baseline {
                 stratum: q.stratum,
                 values,
                 ranking: q.ranking,
+                text_sha: q.text_sha,
             });
         }
         Ok(Baseline {
@@ -760,7 +773,11 @@ impl Baseline {
             for (m, v) in names.iter().zip(&q.values) {
                 values.insert(m.clone(), json!(v));
             }
-            let row = json!({"stratum": q.stratum, "values": Value::Object(values), "ranking": q.ranking});
+            let mut row =
+                json!({"stratum": q.stratum, "values": Value::Object(values), "ranking": q.ranking});
+            if let (Some(h), Some(o)) = (&q.text_sha, row.as_object_mut()) {
+                o.insert("text_sha".into(), json!(h));
+            }
             let comma = if i + 1 < self.queries.len() { "," } else { "" };
             let _ = writeln!(out, "    {}: {row}{comma}", s(&q.id));
         }
@@ -991,12 +1008,14 @@ mod tests {
                     stratum: "how-to".into(),
                     values: vec![1.0, 1.0 / 3.0],
                     ranking: vec!["a#1".into(), "b\"x".into()],
+                    text_sha: Some(text_sha("what is a#1?")),
                 },
                 StoredQuery {
                     id: "q2".into(),
                     stratum: "default".into(),
                     values: vec![0.5, 0.0],
                     ranking: vec![],
+                    text_sha: None,
                 },
             ],
         }

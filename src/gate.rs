@@ -424,6 +424,27 @@ fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: &mut Retrie
         .filter(|(_, inb)| !**inb)
         .map(|(q, _)| q.id.clone())
         .collect();
+    // Pairing is by id; a query whose text changed since the baseline is
+    // paired with the answer to another question.
+    let stored: HashMap<&str, &crate::baseline::StoredQuery> =
+        b.queries.iter().map(|q| (q.id.as_str(), q)).collect();
+    let reworded: Vec<&str> = gold
+        .queries
+        .iter()
+        .filter(|q| {
+            let was = stored.get(q.id.as_str()).and_then(|s| s.text_sha.as_deref());
+            matches!((was, q.text.as_deref()), (Some(h), Some(t)) if crate::baseline::text_sha(t) != h)
+        })
+        .map(|q| q.id.as_str())
+        .collect();
+    if !reworded.is_empty() {
+        out.warnings.push(format!(
+            "{} paired quer{} changed text since the baseline ({}): each is compared with the baseline's results for the old wording; record a new baseline once the new texts are final",
+            reworded.len(),
+            if reworded.len() == 1 { "y" } else { "ies" },
+            crate::diag::name_some(&reworded, 5)
+        ));
+    }
     let current_ids: std::collections::HashSet<&str> = gold.queries.iter().map(|q| q.id.as_str()).collect();
     out.removed_queries = b
         .queries

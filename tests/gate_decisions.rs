@@ -439,3 +439,47 @@ fn mde_under_macro_weighting_uses_the_stratum_spreads() {
 const SE_MACRO: f64 = 0.01946420725292131;
 const MDE_MACRO: f64 = 0.06839726201442527;
 const MDE_MICRO: f64 = 0.06336219697077505;
+
+#[test]
+fn a_paired_query_whose_text_changed_is_named() {
+    // sha256("abc") = ba7816bf8f01cfea414140de5dae2223...
+    assert_eq!(rgate::baseline::text_sha("abc"), "ba7816bf8f01cfea");
+    let mut w = sim::world_of(&[30], &["hit_rate@3"]);
+    for (i, q) in w.prep.gold.queries.iter_mut().enumerate() {
+        q.text = Some(format!("question {i}"));
+    }
+    let values = vec![vec![1.0; 30]];
+    let mut b = sim::baseline(&w, &values);
+    for (i, q) in b.queries.iter_mut().enumerate() {
+        q.text_sha = Some(rgate::baseline::text_sha(&format!("question {i}")));
+    }
+    b.queries[4].text_sha = Some(rgate::baseline::text_sha("the old wording"));
+    let scores = rgate::eval::Scores {
+        metrics: w.metrics.clone(),
+        values: values.clone(),
+    };
+    let rankings = vec![Ranking::default(); 30];
+    let cur = rgate::gate::Current {
+        name: "sim",
+        run: "sim.jsonl".into(),
+        rankings: &rankings,
+        scores: &scores,
+    };
+    let s = settings(Decision::ConfidentDrop, 0.1, StrataSel::Overall);
+    let o = rgate::gate::evaluate(&w.prep, &s, &cur, Some(&b));
+    let hits: Vec<&String> = o.warnings.iter().filter(|x| x.contains("changed text")).collect();
+    assert_eq!(hits.len(), 1, "{:?}", o.warnings);
+    assert!(
+        hits[0].starts_with("1 paired query changed text since the baseline (`q0-0004`)"),
+        "{}",
+        hits[0]
+    );
+    // Unchanged texts and baselines without hashes give no warning.
+    b.queries[4].text_sha = None;
+    let o = rgate::gate::evaluate(&w.prep, &s, &cur, Some(&b));
+    assert!(
+        !o.warnings.iter().any(|x| x.contains("changed text")),
+        "{:?}",
+        o.warnings
+    );
+}

@@ -49,6 +49,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
                 stratum: prep.gold.stratum_name(i).to_string(),
                 values: e.scores.values.iter().map(|v| v[i]).collect(),
                 ranking: ids.map(|ids| ids[i].clone()).unwrap_or_default(),
+                text_sha: q.text.as_deref().map(crate::baseline::text_sha),
             })
             .collect(),
     }

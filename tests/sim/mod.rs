@@ -107,6 +107,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
                 stratum: w.prep.gold.stratum_name(i).to_string(),
                 values: values.iter().map(|v| v[i]).collect(),
                 ranking: Vec::new(),
+                text_sha: None,
             })
             .collect(),
     }
