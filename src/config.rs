@@ -215,9 +215,24 @@ impl Default for GateSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Retriever {
     pub name: String,
+    /// The run file; for a command retriever, empty (see `command`).
     pub run: PathBuf,
     pub run_format: Option<RunFormat>,
+    /// Run this to produce the run (see [`crate::retriever`]).
+    pub command: Option<RetrieverCommand>,
 }
+
+/// A retriever run as a command, without a shell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrieverCommand {
+    pub argv: Vec<String>,
+    pub timeout: std::time::Duration,
+    /// The config file's directory: where the command runs.
+    pub dir: PathBuf,
+}
+
+/// How long a command retriever may run when `timeout_s` is not given.
+pub const DEFAULT_TIMEOUT_S: f64 = 600.0;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -614,23 +629,55 @@ impl Config {
                     "retriever names must be unique",
                 ));
             }
-            if r.command.is_some() || r.timeout_s.is_some() {
-                return Err(bad(
-                    "command",
-                    format!(
-                        "retriever `{}`: running a retriever as a command is not supported in this version",
-                        r.name
-                    ),
-                    "produce the run file in an earlier CI step and give its path as `run:`",
-                ));
-            }
-            let run = r.run.ok_or_else(|| {
-                bad(
-                    &r.name,
-                    format!("retriever `{}` has no `run`", r.name),
-                    "give the path of its run file (TREC, JSON or JSONL), relative to the config",
-                )
-            })?;
+            let command =
+                match (&r.command, &r.run) {
+                    (Some(_), Some(_)) => return Err(bad(
+                        "command",
+                        format!("retriever `{}` has both `run` and `command`", r.name),
+                        "give `run` (a file an earlier step wrote) or `command` (rgate runs it), not both",
+                    )),
+                    (Some(argv), None) => {
+                        if argv.is_empty() || argv[0].is_empty() {
+                            return Err(bad(
+                                "command",
+                                format!("retriever `{}`: the command is empty", r.name),
+                                "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
+                            ));
+                        }
+                        let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+                        if !(secs > 0.0 && secs <= 86_400.0) {
+                            return Err(bad(
+                                "timeout_s",
+                                format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
+                                "seconds the command may run, e.g. timeout_s: 600",
+                            ));
+                        }
+                        Some(RetrieverCommand {
+                            argv: argv.clone(),
+                            timeout: std::time::Duration::from_secs_f64(secs),
+                            dir: dir.clone(),
+                        })
+                    }
+                    (None, _) if r.timeout_s.is_some() => {
+                        return Err(bad(
+                            "timeout_s",
+                            format!("retriever `{}`: timeout_s without a command", r.name),
+                            "timeout_s limits a `command:`; drop it for a run file",
+                        ))
+                    }
+                    (None, _) => None,
+                };
+            let run = match (&command, r.run) {
+                (Some(_), _) => String::new(),
+                (None, Some(run)) => run,
+                (None, None) => {
+                    return Err(bad(
+                        &r.name,
+                        format!("retriever `{}` has neither `run` nor `command`", r.name),
+                        "give the path of its run file (TREC, JSON or JSONL), relative to the config, or a `command:`",
+                    ))
+                }
+            };
             let run_format = match r.run_format.as_deref() {
                 None => None,
                 Some("trec") => Some(RunFormat::Trec),
@@ -646,8 +693,13 @@ impl Config {
             };
             retrievers.push(Retriever {
                 name: r.name,
-                run: rel(&run),
+                run: if command.is_some() {
+                    PathBuf::new()
+                } else {
+                    rel(&run)
+                },
                 run_format,
+                command,
             });
         }
         Ok(Config {
@@ -796,12 +848,29 @@ mod tests {
     }
 
     #[test]
-    fn commands_are_refused_with_a_way_forward() {
-        let e = parse("gold: g\nretrievers:\n  - name: h\n    command: [python3, r.py]\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("not supported"), "{e}");
-        assert!(e.contains("hint:"), "{e}");
+    fn command_retrievers() {
+        let c =
+            parse("gold: g\nretrievers:\n  - name: h\n    command: [python3, r.py]\n    timeout_s: 1.5\n")
+                .unwrap();
+        let cmd = c.retrievers[0].command.as_ref().unwrap();
+        assert_eq!(cmd.argv, ["python3", "r.py"]);
+        assert_eq!(cmd.timeout, std::time::Duration::from_millis(1500));
+        assert_eq!(cmd.dir, Path::new("conf"));
+        let c = parse("gold: g\nretrievers:\n  - name: h\n    command: [r]\n").unwrap();
+        assert_eq!(c.retrievers[0].command.as_ref().unwrap().timeout.as_secs(), 600);
+        for (text, want) in [
+            ("    command: [a]\n    run: r\n", "both `run` and `command`"),
+            ("    command: []\n", "the command is empty"),
+            ("    command: [a]\n    timeout_s: 0\n", "outside (0, 86400]"),
+            ("    run: r\n    timeout_s: 5\n", "timeout_s without a command"),
+            ("    run_format: jsonl\n", "neither `run` nor `command`"),
+        ] {
+            let e = parse(&format!("gold: g\nretrievers:\n  - name: h\n{text}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(e.contains("hint:"), "{e}");
+        }
     }
 
     #[test]

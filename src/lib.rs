@@ -16,7 +16,7 @@
 //! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
-//! | loaded inputs | [`prepared`], [`metrics`], [`run`] | runs judged, metrics computed |
+//! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`] | the gold set and label lookups |
 //! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
 //!
@@ -64,5 +64,6 @@ pub mod judge;
 pub mod metrics;
 pub mod prepared;
 pub mod report;
+pub mod retriever;
 pub mod run;
 pub mod stats;

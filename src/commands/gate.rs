@@ -18,7 +18,8 @@ use crate::gold::GoldSet;
 use crate::prepared::Prepared;
 use crate::report::gate::GateView;
 use crate::report::Format;
-use crate::run::{self, JudgedRun, KeepIds, RunOptions};
+use crate::retriever;
+use crate::run::{self, JudgedRun, KeepIds, RunFormat, RunOptions};
 
 /// One retriever's current run, judged and scored.
 pub struct Evaluated {
@@ -62,16 +63,35 @@ pub fn evaluate_runs(
     selected
         .iter()
         .map(|r| {
-            let path = overrides
-                .iter()
-                .rev()
-                .find(|(n, _)| *n == r.name)
-                .map_or(r.run.clone(), |(_, p)| p.clone());
+            let file = overrides.iter().rev().find(|(n, _)| *n == r.name).map(|(_, p)| p.clone());
             let opts = RunOptions {
                 format: r.run_format,
                 keep_ids: keep,
             };
-            let judged = run::read(&path, &prep.gold, &prep.labels, &opts)?;
+            let judged = match (file, &r.command) {
+                (Some(path), _) => run::read(&path, &prep.gold, &prep.labels, &opts)?,
+                (None, None) => run::read(&r.run, &prep.gold, &prep.labels, &opts)?,
+                (None, Some(cmd)) => {
+                    let out = retriever::run(&r.name, cmd, &prep.gold)?;
+                    let opts = RunOptions {
+                        format: Some(r.run_format.unwrap_or(RunFormat::Jsonl)),
+                        ..opts
+                    };
+                    let mut judged = run::read(&out.path, &prep.gold, &prep.labels, &opts).map_err(|e| {
+                        usage_error(
+                            format!(
+                                "retriever `{}`: the output of `{}` is not a run: {e}{}",
+                                r.name,
+                                cmd.argv.join(" "),
+                                retriever::stderr_note(&out.stderr_tail)
+                            ),
+                            "the command must write JSON lines {\"query_id\": ..., \"results\": [...]} on stdout, and nothing else",
+                        )
+                    })?;
+                    judged.path = PathBuf::from(format!("command: {}", cmd.argv.join(" ")));
+                    judged
+                }
+            };
             check_coverage(config, prep, &judged)?;
             let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
             Ok(Evaluated {

@@ -1,0 +1,211 @@
+//! Retrievers run as commands (`command:` in the config, SPEC "Retrievers
+//! in the config"): the gold queries go to the command's stdin as JSON
+//! lines `{"query_id", "text", "stratum"}`, and its stdout is the run, as
+//! JSON lines.
+//!
+//! The command runs without a shell, in the config file's directory. Its
+//! stdin is written, and its stdout and stderr read, each on its own thread:
+//! a command that answers before it has read all its input would otherwise
+//! fill a pipe and wait on rgate forever. stdout streams to a temporary
+//! file, so a run of any size costs no memory here. The command leads its
+//! own process group; on timeout the whole group is killed, so a wrapper
+//! script's children do not outlive it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+use anyhow::Result;
+
+use crate::config::RetrieverCommand;
+use crate::diag::usage_error;
+use crate::gold::GoldSet;
+
+/// How much of the command's stderr an error shows.
+pub const STDERR_TAIL: usize = 2048;
+
+/// The gold queries as the command reads them.
+pub fn queries_jsonl(gold: &GoldSet) -> Vec<u8> {
+    let mut out = Vec::new();
+    for q in &gold.queries {
+        let line = serde_json::json!({
+            "query_id": q.id,
+            "text": q.text,
+            "stratum": gold.strata[q.stratum as usize],
+        });
+        out.extend_from_slice(line.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The command's output, written to a temporary file that is removed when
+/// this is dropped.
+pub struct Output {
+    pub path: PathBuf,
+    pub stderr_tail: String,
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// `its stderr ends with: ...`, or nothing when it wrote none.
+pub fn stderr_note(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        " (it wrote nothing on stderr)".into()
+    } else {
+        format!("\nits stderr ends with:\n{}", tail.trim_end())
+    }
+}
+
+/// Runs retriever `name`'s command on the gold queries.
+pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output> {
+    let (prog, args) = cmd.argv.split_first().ok_or_else(|| {
+        usage_error(
+            format!("retriever `{name}`: the command is empty"),
+            "name the program and its arguments",
+        )
+    })?;
+    let path = std::env::temp_dir().join(format!("rgate-{name}-{}.jsonl", std::process::id()));
+    let file = std::fs::File::create(&path).map_err(|e| {
+        usage_error(
+            format!("cannot create {}: {e}", path.display()),
+            "check the temporary directory (TMPDIR)",
+        )
+    })?;
+    let mut output = Output {
+        path,
+        stderr_tail: String::new(),
+    };
+    let mut c = Command::new(prog);
+    c.args(args)
+        .current_dir(if cmd.dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &cmd.dir
+        })
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        c.process_group(0);
+    }
+    let shown = cmd.argv.join(" ");
+    let mut child = c.spawn().map_err(|e| {
+        usage_error(
+            format!("retriever `{name}`: cannot run `{shown}` in {}: {e}", cmd.dir.display()),
+            "the command runs without a shell, in the config file's directory; check the program's name and path",
+        )
+    })?;
+    let (mut stdin, mut stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    {
+        (Some(i), Some(o), Some(e)) => (i, o, e),
+        _ => return Err(usage_error("cannot open pipes to the command", "try again")),
+    };
+    let input = queries_jsonl(gold);
+    let writer = std::thread::spawn(move || {
+        // A command that exits without reading all of it closes the pipe;
+        // its exit status says how it went.
+        let _ = stdin.write_all(&input);
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut r = BufReader::new(stderr);
+        let mut buf = Vec::new();
+        while r.read_until(b'\n', &mut buf).map(|n| n > 0).unwrap_or(false) {
+            tail.extend_from_slice(&buf);
+            buf.clear();
+            if tail.len() > 4 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+        let s = String::from_utf8_lossy(&tail).into_owned();
+        let mut start = s.len().saturating_sub(STDERR_TAIL);
+        while !s.is_char_boundary(start) {
+            start += 1;
+        }
+        s[start..].to_string()
+    });
+    let (tx, rx) = mpsc::channel();
+    let out_reader = std::thread::spawn(move || {
+        let mut file = file;
+        let mut buf = vec![0u8; 64 * 1024];
+        let r = (|| -> std::io::Result<()> {
+            loop {
+                let n = match stdout.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                file.write_all(&buf[..n])?;
+            }
+            file.flush()
+        })();
+        let _ = tx.send(());
+        r
+    });
+    let timed_out = rx.recv_timeout(cmd.timeout).is_err();
+    if timed_out {
+        kill_group(&mut child);
+    }
+    let status = child.wait();
+    let _ = writer.join();
+    let copied = out_reader.join();
+    output.stderr_tail = err_reader.join().unwrap_or_default();
+    if timed_out {
+        return Err(usage_error(
+            format!(
+                "retriever `{name}`: `{shown}` did not finish within {} s and was stopped, with every process it started{}",
+                cmd.timeout.as_secs_f64(),
+                stderr_note(&output.stderr_tail)
+            ),
+            "raise timeout_s in the config, or make the retriever faster",
+        ));
+    }
+    let status = status.map_err(|e| {
+        usage_error(
+            format!("retriever `{name}`: cannot wait for `{shown}`: {e}"),
+            "try again",
+        )
+    })?;
+    if !status.success() {
+        return Err(usage_error(
+            format!("retriever `{name}`: `{shown}` failed ({status}){}", stderr_note(&output.stderr_tail)),
+            "fix the command; it reads gold queries as JSON lines on stdin and writes the run as JSON lines on stdout",
+        ));
+    }
+    match copied {
+        Ok(Ok(())) => Ok(output),
+        Ok(Err(e)) => Err(usage_error(
+            format!(
+                "retriever `{name}`: cannot store the output of `{shown}` in {}: {e}",
+                output.path.display()
+            ),
+            "check free space in the temporary directory (TMPDIR)",
+        )),
+        Err(_) => Err(usage_error(
+            format!("retriever `{name}`: reading the output failed"),
+            "try again",
+        )),
+    }
+}
+
+/// Stops the command and everything it started: it leads its own process
+/// group, so a signal to the negative pid reaches its children too.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
