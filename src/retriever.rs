@@ -15,6 +15,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::Result;
 
@@ -62,31 +63,45 @@ pub fn stderr_note(tail: &str) -> String {
     }
 }
 
-/// Runs retriever `name`'s command on the gold queries.
-pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output> {
-    let (prog, args) = cmd.argv.split_first().ok_or_else(|| {
-        usage_error(
-            format!("retriever `{name}`: the command is empty"),
-            "name the program and its arguments",
-        )
-    })?;
-    let path = std::env::temp_dir().join(format!("rgate-{name}-{}.jsonl", std::process::id()));
-    let file = std::fs::File::create(&path).map_err(|e| {
-        usage_error(
-            format!("cannot create {}: {e}", path.display()),
-            "check the temporary directory (TMPDIR)",
-        )
-    })?;
-    let mut output = Output {
+/// How a command ended: its stdout (in a temporary file) and stderr tail,
+/// whether it was stopped at the timeout, its exit status, and whether its
+/// stdout was stored whole.
+pub struct Finished {
+    pub output: Output,
+    pub timed_out: bool,
+    pub status: std::io::Result<std::process::ExitStatus>,
+    pub stored: std::io::Result<()>,
+}
+
+/// Runs `argv` (no shell) in `dir` with `input` on stdin, reading stdout
+/// into a temporary file named after `tag` and keeping the tail of stderr,
+/// each on its own thread; stops the whole process group at `timeout`.
+/// `Err` only when the program cannot be started (or no temporary file made).
+pub fn execute(
+    argv: &[String],
+    dir: &Path,
+    input: Vec<u8>,
+    timeout: Duration,
+    tag: &str,
+) -> std::io::Result<Finished> {
+    let Some((prog, args)) = argv.split_first() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the command is empty",
+        ));
+    };
+    let path = std::env::temp_dir().join(format!("rgate-{tag}-{}.jsonl", std::process::id()));
+    let file = std::fs::File::create(&path)?;
+    let output = Output {
         path,
         stderr_tail: String::new(),
     };
     let mut c = Command::new(prog);
     c.args(args)
-        .current_dir(if cmd.dir.as_os_str().is_empty() {
+        .current_dir(if dir.as_os_str().is_empty() {
             Path::new(".")
         } else {
-            &cmd.dir
+            dir
         })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -96,19 +111,15 @@ pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output>
         use std::os::unix::process::CommandExt;
         c.process_group(0);
     }
-    let shown = cmd.argv.join(" ");
-    let mut child = c.spawn().map_err(|e| {
-        usage_error(
-            format!("retriever `{name}`: cannot run `{shown}` in {}: {e}", cmd.dir.display()),
-            "the command runs without a shell, in the config file's directory; check the program's name and path",
-        )
-    })?;
+    let mut child = c.spawn()?;
     let (mut stdin, mut stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take())
     {
         (Some(i), Some(o), Some(e)) => (i, o, e),
-        _ => return Err(usage_error("cannot open pipes to the command", "try again")),
+        _ => {
+            kill_group(&mut child);
+            return Err(std::io::Error::other("cannot open pipes to the command"));
+        }
     };
-    let input = queries_jsonl(gold);
     let writer = std::thread::spawn(move || {
         // A command that exits without reading all of it closes the pipe;
         // its exit status says how it went.
@@ -151,25 +162,51 @@ pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output>
         let _ = tx.send(());
         r
     });
-    let timed_out = rx.recv_timeout(cmd.timeout).is_err();
+    let timed_out = rx.recv_timeout(timeout).is_err();
     if timed_out {
         kill_group(&mut child);
     }
     let status = child.wait();
     let _ = writer.join();
-    let copied = out_reader.join();
+    let stored = out_reader
+        .join()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the reader thread failed")));
+    let mut output = output;
     output.stderr_tail = err_reader.join().unwrap_or_default();
-    if timed_out {
+    Ok(Finished {
+        output,
+        timed_out,
+        status,
+        stored,
+    })
+}
+
+/// Runs retriever `name`'s command on the gold queries.
+pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output> {
+    if cmd.argv.is_empty() {
+        return Err(usage_error(
+            format!("retriever `{name}`: the command is empty"),
+            "name the program and its arguments",
+        ));
+    }
+    let shown = cmd.argv.join(" ");
+    let f = execute(&cmd.argv, &cmd.dir, queries_jsonl(gold), cmd.timeout, name).map_err(|e| {
+        usage_error(
+            format!("retriever `{name}`: cannot run `{shown}` in {}: {e}", cmd.dir.display()),
+            "the command runs without a shell, in the config file's directory; check the program's name and path",
+        )
+    })?;
+    if f.timed_out {
         return Err(usage_error(
             format!(
                 "retriever `{name}`: `{shown}` did not finish within {} s and was stopped, with every process it started{}",
                 cmd.timeout.as_secs_f64(),
-                stderr_note(&output.stderr_tail)
+                stderr_note(&f.output.stderr_tail)
             ),
             "raise timeout_s in the config, or make the retriever faster",
         ));
     }
-    let status = status.map_err(|e| {
+    let status = f.status.map_err(|e| {
         usage_error(
             format!("retriever `{name}`: cannot wait for `{shown}`: {e}"),
             "try again",
@@ -177,24 +214,20 @@ pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output>
     })?;
     if !status.success() {
         return Err(usage_error(
-            format!("retriever `{name}`: `{shown}` failed ({status}){}", stderr_note(&output.stderr_tail)),
+            format!("retriever `{name}`: `{shown}` failed ({status}){}", stderr_note(&f.output.stderr_tail)),
             "fix the command; it reads gold queries as JSON lines on stdin and writes the run as JSON lines on stdout",
         ));
     }
-    match copied {
-        Ok(Ok(())) => Ok(output),
-        Ok(Err(e)) => Err(usage_error(
+    f.stored.map_err(|e| {
+        usage_error(
             format!(
                 "retriever `{name}`: cannot store the output of `{shown}` in {}: {e}",
-                output.path.display()
+                f.output.path.display()
             ),
             "check free space in the temporary directory (TMPDIR)",
-        )),
-        Err(_) => Err(usage_error(
-            format!("retriever `{name}`: reading the output failed"),
-            "try again",
-        )),
-    }
+        )
+    })?;
+    Ok(f.output)
 }
 
 /// Stops the command and everything it started: it leads its own process
