@@ -14,7 +14,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -77,12 +78,15 @@ pub struct Finished {
 /// into a temporary file named after `tag` and keeping the tail of stderr,
 /// each on its own thread; stops the whole process group at `timeout`.
 /// `Err` only when the program cannot be started (or no temporary file made).
+/// `progress` is called about five times a second with the number of lines
+/// the command has written so far, and once at the end.
 pub fn execute(
     argv: &[String],
     dir: &Path,
     input: Vec<u8>,
     timeout: Duration,
     tag: &str,
+    progress: &mut dyn FnMut(u64),
 ) -> std::io::Result<Finished> {
     let Some((prog, args)) = argv.split_first() else {
         return Err(std::io::Error::new(
@@ -144,6 +148,8 @@ pub fn execute(
         s[start..].to_string()
     });
     let (tx, rx) = mpsc::channel();
+    let lines = Arc::new(AtomicU64::new(0));
+    let counted = Arc::clone(&lines);
     let out_reader = std::thread::spawn(move || {
         let mut file = file;
         let mut buf = vec![0u8; 64 * 1024];
@@ -156,16 +162,29 @@ pub fn execute(
                     Err(e) => return Err(e),
                 };
                 file.write_all(&buf[..n])?;
+                counted.fetch_add(
+                    memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
+                    Ordering::Relaxed,
+                );
             }
             file.flush()
         })();
         let _ = tx.send(());
         r
     });
-    let timed_out = rx.recv_timeout(timeout).is_err();
+    let deadline = std::time::Instant::now() + timeout;
+    let timed_out = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left.min(Duration::from_millis(200))) {
+            Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => break true,
+            Err(mpsc::RecvTimeoutError::Timeout) => progress(lines.load(Ordering::Relaxed)),
+            _ => break false,
+        }
+    };
     if timed_out {
         kill_group(&mut child);
     }
+    progress(lines.load(Ordering::Relaxed));
     let status = child.wait();
     let _ = writer.join();
     let stored = out_reader
@@ -182,7 +201,13 @@ pub fn execute(
 }
 
 /// Runs retriever `name`'s command on the gold queries.
-pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output> {
+/// `progress` gets the number of run lines (queries answered) so far.
+pub fn run(
+    name: &str,
+    cmd: &RetrieverCommand,
+    gold: &GoldSet,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Output> {
     if cmd.argv.is_empty() {
         return Err(usage_error(
             format!("retriever `{name}`: the command is empty"),
@@ -190,7 +215,7 @@ pub fn run(name: &str, cmd: &RetrieverCommand, gold: &GoldSet) -> Result<Output>
         ));
     }
     let shown = cmd.argv.join(" ");
-    let f = execute(&cmd.argv, &cmd.dir, queries_jsonl(gold), cmd.timeout, name).map_err(|e| {
+    let f = execute(&cmd.argv, &cmd.dir, queries_jsonl(gold), cmd.timeout, name, progress).map_err(|e| {
         usage_error(
             format!("retriever `{name}`: cannot run `{shown}` in {}: {e}", cmd.dir.display()),
             "the command runs without a shell, in the config file's directory; check the program's name and path",
@@ -241,4 +266,32 @@ fn kill_group(child: &mut std::process::Child) {
         }
     }
     let _ = child.kill();
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_counts_lines_while_the_command_runs() {
+        let argv: Vec<String> = ["sh", "-c", "printf 'a\\nb\\n'; sleep 1; printf 'c\\n'"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut seen = Vec::new();
+        let f = execute(
+            &argv,
+            Path::new(""),
+            Vec::new(),
+            Duration::from_secs(20),
+            "progress-test",
+            &mut |n| seen.push(n),
+        )
+        .unwrap();
+        assert!(f.status.unwrap().success());
+        // Two lines while it sleeps, three at the end.
+        assert!(seen.contains(&2), "{seen:?}");
+        assert_eq!(seen.last(), Some(&3));
+        assert_eq!(std::fs::read_to_string(&f.output.path).unwrap(), "a\nb\nc\n");
+    }
 }

@@ -72,7 +72,10 @@ pub fn evaluate_runs(
                 (Some(path), _) => run::read(&path, &prep.gold, &prep.labels, &opts)?,
                 (None, None) => run::read(&r.run, &prep.gold, &prep.labels, &opts)?,
                 (None, Some(cmd)) => {
-                    let out = retriever::run(&r.name, cmd, &prep.gold)?;
+                    let mut bar = super::Progress::new(format!("retriever {}", r.name), prep.gold.len(), false);
+                    let out = retriever::run(&r.name, cmd, &prep.gold, &mut |n| bar.update(n));
+                    bar.done();
+                    let out = out?;
                     let opts = RunOptions {
                         format: Some(r.run_format.unwrap_or(RunFormat::Jsonl)),
                         ..opts

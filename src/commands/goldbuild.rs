@@ -143,13 +143,22 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
             .file_name()
             .map_or_else(|| args.command[0].clone(), |n| n.to_string_lossy().into_owned())
     });
+    let asked = suggest::requests(&rows).len();
+    let mut bar = super::Progress::new(
+        format!("gold suggest ({})", printable(&name)),
+        asked,
+        global.quiet,
+    );
     let s = suggest::suggest(
         &mut rows,
         &args.command,
         &name,
         Duration::from_secs(args.timeout_s.max(1)),
         &now_utc(),
-    )?;
+        &mut |n| bar.update(n),
+    );
+    bar.done();
+    let s = s?;
     sheet::save(&args.sheet, &rows)?;
     if !global.quiet {
         eprintln!(

@@ -99,3 +99,39 @@ fn or_list(formats: &[Format]) -> String {
         None => String::new(),
     }
 }
+
+/// A one-line progress count on stderr, redrawn in place, only when stderr
+/// is a terminal (a CI log gets no carriage-return noise); cleared by
+/// [`Progress::done`].
+pub struct Progress {
+    label: String,
+    total: usize,
+    shown: bool,
+    on: bool,
+}
+
+impl Progress {
+    pub fn new(label: impl Into<String>, total: usize, quiet: bool) -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            label: label.into(),
+            total,
+            shown: false,
+            on: !quiet && std::io::stderr().is_terminal(),
+        }
+    }
+
+    pub fn update(&mut self, n: u64) {
+        if self.on {
+            eprint!("\r{}: {n} of {} answered", self.label, self.total);
+            self.shown = true;
+        }
+    }
+
+    pub fn done(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}

@@ -35,12 +35,14 @@ pub fn requests(rows: &[SheetRow]) -> Vec<usize> {
 
 /// Runs `cmd` (no shell) on the rows no person graded and stores its grades
 /// as unverified model suggestions labeled `name`.
+/// `progress` gets the number of answers so far.
 pub fn suggest(
     rows: &mut [SheetRow],
     cmd: &[String],
     name: &str,
     timeout: Duration,
     now: &str,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<Suggested> {
     let asked = requests(rows);
     let mut input = String::new();
@@ -53,7 +55,15 @@ pub fn suggest(
         input.push('\n');
     }
     let prog = cmd.first().map(String::as_str).unwrap_or("");
-    let f = retriever::execute(cmd, Path::new(""), input.into_bytes(), timeout, "suggest").map_err(|e| {
+    let f = retriever::execute(
+        cmd,
+        Path::new(""),
+        input.into_bytes(),
+        timeout,
+        "suggest",
+        progress,
+    )
+    .map_err(|e| {
         usage_error(
             format!("cannot run `{prog}`: {e}"),
             "check the command: it runs without a shell",
