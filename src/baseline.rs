@@ -619,6 +619,16 @@ fn num(v: &Value) -> Option<f64> {
 }
 
 impl Baseline {
+    /// Each stored query's position, by id: how the gate pairs a baseline
+    /// with the current gold set.
+    pub fn positions(&self) -> std::collections::HashMap<&str, usize> {
+        self.queries
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (q.id.as_str(), i))
+            .collect()
+    }
+
     pub fn parse(path: &Path, text: &str) -> Result<Baseline> {
         // Editors on Windows save a byte-order mark; it is not content.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);

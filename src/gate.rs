@@ -251,12 +251,7 @@ fn pair(
     warnings: &mut Vec<String>,
 ) -> Paired {
     let gold = &prep.gold;
-    let stored: HashMap<&str, usize> = b
-        .queries
-        .iter()
-        .enumerate()
-        .map(|(i, q)| (q.id.as_str(), i))
-        .collect();
+    let stored = b.positions();
     let in_baseline: Vec<bool> = gold
         .queries
         .iter()
@@ -479,12 +474,7 @@ pub fn baseline_power(
     settings: &GateSettings,
     b: &Baseline,
 ) -> Vec<PlannedPower> {
-    let stored: HashMap<&str, usize> = b
-        .queries
-        .iter()
-        .enumerate()
-        .map(|(i, q)| (q.id.as_str(), i))
-        .collect();
+    let stored = b.positions();
     let paired_idx: Vec<usize> = (0..gold.len())
         .filter(|&i| stored.contains_key(gold.queries[i].id.as_str()))
         .collect();

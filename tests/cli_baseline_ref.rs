@@ -4,30 +4,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{rgate, run};
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
+use common::{git, rgate, run};
 
 fn write(dir: &Path, p: &str, t: &str) {
     let p = dir.join(p);

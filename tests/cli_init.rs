@@ -3,31 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
-use common::{rgate, run};
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-}
+use common::{git, rgate, run};
 
 const WRITTEN: [&str; 3] = [
     "config/rgate.yaml",

@@ -30,3 +30,25 @@ pub fn run(mut cmd: assert_cmd::Command) -> Out {
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
+
+/// Runs git in `dir` with a throwaway identity; a failure fails the test.
+pub fn git(dir: &std::path::Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
