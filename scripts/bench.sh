@@ -16,6 +16,9 @@
 #   pytrec_eval     scripts/pytrec_eval_bench.py qrels run_a (parse + evaluate)
 #   rgate eval      --gold qrels --run run_a --metrics M --format json
 #   rgate compare   --gold qrels run_a run_b --metrics M --resamples B --format json
+#   rgate gate      run_b against a baseline of run_a (config with the six
+#                   measures, B resamples; the baseline is recorded untimed)
+#   rgate baseline update   run_a recorded again over that baseline
 #   trec_eval       -m recall.10,100 -m P.10 -m recip_rank -m ndcg_cut.10 -m map (if on PATH)
 # with M = recall@10,recall@100,P@10,RR,nDCG@10,AP. Each is run BENCH_REPEAT
 # times: the table shows the smallest wall time and the largest peak RSS
@@ -107,7 +110,8 @@ measure() {
         rc=0
         /usr/bin/time -v -o "$TMPD/time.txt" "$@" >"$out" 2>"$out.stderr" || rc=$?
         t1=$(now)
-        if ((rc != 0)); then
+        # MAX_OK_EXIT: the gate's exit 1 is a verdict (fail), not an error.
+        if ((rc > ${MAX_OK_EXIT:-0})); then
             status="failed (exit $rc)"
             log "bench.sh: [$size] $tool failed (exit $rc): $*"
             tail -n 5 "$out.stderr" | sed 's/^/    /' >&2 || true
@@ -164,9 +168,38 @@ for size in "${SIZES[@]}"; do
             # untimed: run_b's means, to check compare's "current" column
             "$PY" "$REPO/scripts/pytrec_eval_bench.py" "$qrels" "$run_b" >"$out/pytrec_b.json" || rm -f "$out/pytrec_b.json"
         fi
+        # The gate on a baseline of this gold set: run_a recorded (untimed,
+        # from scratch), then run_b gated against it, and run_a recorded
+        # again over the existing baseline (the update path re-reads it).
+        gdir="$dir/gate"
+        rm -rf "$gdir"
+        mkdir -p "$gdir"
+        cat >"$gdir/rgate.yaml" <<EOF
+gold: $qrels
+baselines: $gdir/baselines
+metrics: [${METRICS//,/, }]
+retrievers:
+  - name: bench
+    run: $run_a
+gate:
+  resamples: $RESAMPLES
+EOF
+        if "$RGATE_BIN" baseline update --config "$gdir/rgate.yaml" --quiet >"$gdir/update.out" 2>&1; then
+            MAX_OK_EXIT=1 measure "$size" "rgate gate" "$out/rgate_gate.json" \
+                "$RGATE_BIN" gate --config "$gdir/rgate.yaml" --run "bench=$run_b" --format json
+            measure "$size" "rgate baseline update" "$out/rgate_update.txt" \
+                "$RGATE_BIN" baseline update --config "$gdir/rgate.yaml" --quiet
+            bytes=$(wc -c <"$gdir/baselines/bench.json")
+            skip_row "$size" "baseline file" "$(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }')"
+        else
+            log "bench.sh: [$size] baseline update failed:"
+            tail -n 5 "$gdir/update.out" | sed 's/^/    /' >&2 || true
+            skip_row "$size" "rgate gate" "baseline update failed"
+        fi
     else
         skip_row "$size" "rgate eval" "rgate: not built"
         skip_row "$size" "rgate compare" "rgate: not built"
+        skip_row "$size" "rgate gate" "rgate: not built"
     fi
     if [[ -n "$TREC_EVAL" ]]; then
         measure "$size" "trec_eval" "$out/trec_eval.txt" "$TREC_EVAL" -m recall.10,100 -m P.10 \
@@ -207,6 +240,11 @@ out = [f"# {header}", "",
 for r in rows:
     size, tool = r["size"], r["tool"]
     wall, rss = num(r["wall_s_min"]), num(r["max_rss_kb"])
+    if tool == "baseline file":
+        mb = num(r["status"].split()[0])
+        ok = "ok" if mb is not None and mb <= 20 else "MISSED"
+        out.append(f"| {size} | {tool} | {r['status']} | | | | {ok} (<=20 MB) |")
+        continue
     if r["status"] != "ok" or wall is None:
         out.append(f"| {size} | {tool} | {r['status']} | | | | |")
         continue
@@ -234,6 +272,11 @@ for r in rows:
         target = ("ok" if ok_t and ok_m else "MISSED") + \
             f" (>={want}x: {'yes' if ok_t else 'no' if tratio is not None else 'n/a'}" + \
             ("" if small else f", <=60 MiB: {'yes' if ok_m else 'no'}") + ")"
+    elif tool == "rgate gate":
+        ok_t = tratio is not None and tratio >= 5
+        ok_m = mib <= 250
+        target = ("ok" if ok_t and ok_m else "MISSED") + \
+            f" (>=5x pytrec_eval on one run: {'yes' if ok_t else 'no'}, <=250 MiB: {'yes' if ok_m else 'no'})"
     elif tool == "rgate compare":
         ok_t = tratio is not None and tratio >= 12
         target = ("ok" if ok_t else "MISSED") + " (>=12x pytrec_eval on one run)"
