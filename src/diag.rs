@@ -310,27 +310,14 @@ pub fn yaml_guard(text: &str) -> Result<(), (usize, String)> {
     Ok(())
 }
 
-/// Edit distance, for "did you mean" suggestions on unknown names.
-pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// The candidate nearest to `name`, when it is near enough to be a typo.
+/// The candidate nearest to `name` by edit distance (case aside), when it
+/// is near enough to be a typo: within a third of the candidate's length,
+/// or 2 edits for short names.
 pub fn suggest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
     candidates
         .iter()
-        .map(|c| (levenshtein(&lower, &c.to_ascii_lowercase()), *c))
+        .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), *c))
         .filter(|(d, c)| *d <= (c.len() / 3).max(2))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)

@@ -438,3 +438,114 @@ fn trec_eval_names_refuse_metrics_trec_eval_lacks() {
         "error: --names trec_eval names measures in --format trec output\nhint: add --format trec\n"
     );
 }
+
+/// `rgate eval -m NAME` on trec_eval's test collection.
+fn eval_metric(name: &str) -> Out {
+    let mut c = common::rgate();
+    c.args(["eval", "-m", name, "--gold"])
+        .arg(fixture("trec_eval/qrels.test"))
+        .arg("--run")
+        .arg(fixture("trec_eval/results.test"));
+    run(c)
+}
+
+#[test]
+fn a_bad_cutoff_is_echoed_as_typed() {
+    let o = eval_metric("mrr@1O");
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            2,
+            "error: metric `mrr@1O`: cutoff `1O` is not a positive integer\nhint: write it as mrr@10\n"
+        )
+    );
+}
+
+const RGATE_METRICS: &str =
+    "recall@k, hit_rate@k, precision@k, mrr, mrr@k, ndcg, ndcg@k, map, map@k, r_precision, judged@k";
+
+/// Measures rgate lacks get "not supported", never a near-match that
+/// names a different measure. The names are every measure trec_eval
+/// printed for its own test collection (its `-m all_trec` output), less
+/// the ones rgate computes, plus ir_measures' spellings.
+#[test]
+fn measures_rgate_lacks_are_not_supported_rather_than_near_matches() {
+    // rgate's trec_eval measures: map, Rprec, recip_rank, P_k, recall_k,
+    // ndcg, ndcg_cut_k, map_cut_k, success_k.
+    let supported = |m: &str| {
+        ["map", "Rprec", "recip_rank", "ndcg"].contains(&m)
+            || ["P_", "recall_", "ndcg_cut_", "map_cut_", "success_"]
+                .iter()
+                .any(|p| {
+                    m.strip_prefix(p)
+                        .is_some_and(|k| k.bytes().all(|b| b.is_ascii_digit()))
+                })
+    };
+    let text = fs::read_to_string(fixture("trec_eval/out.test.aql")).unwrap();
+    let mut lacking: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (m, q) = (f.next()?, f.next()?);
+            (q == "all" && m != "runid" && !supported(m)).then(|| m.to_string())
+        })
+        .collect();
+    assert!(lacking.len() >= 40, "{lacking:?}");
+    for m in [
+        "ERR@10",
+        "rbp.95",
+        "RBP(p=0.95)@10",
+        "nDCG_rel",
+        "infAP",
+        "SetF",
+        "Bpref",
+        "alpha_nDCG@20",
+        "NumRet(rel=1)",
+        "IPrec@0.5",
+        "hits@10",
+    ] {
+        lacking.push(m.to_string());
+    }
+    for m in &lacking {
+        let o = eval_metric(m);
+        assert_eq!(
+            (o.code, o.stdout.as_str(), o.stderr.clone()),
+            (
+                2,
+                "",
+                format!(
+                    "error: metric `{m}` is not supported by rgate\nhint: trec_eval or ir_measures compute it; rgate computes: {RGATE_METRICS}\n"
+                )
+            ),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn measure_parameters_are_refused_and_typos_still_get_a_suggestion() {
+    let o = eval_metric("P(rel=2)@10");
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            2,
+            "error: metric `P(rel=2)@10`: rgate takes no measure parameters\n\
+             hint: write it as precision@10 without the parentheses; set the relevance level with the config's `relevance_level` or `--relevance-level`\n"
+        )
+    );
+    for (typed, meant) in [
+        ("recal@10", "recall@10"),
+        ("ndgc@10", "ndcg@10"),
+        ("precison@5", "precision@5"),
+    ] {
+        let o = eval_metric(typed);
+        assert_eq!(
+            (o.code, o.stderr),
+            (
+                2,
+                format!("error: unknown metric `{typed}`\nhint: did you mean `{meant}`? Metrics: {RGATE_METRICS}\n")
+            ),
+            "{typed}"
+        );
+    }
+}

@@ -176,34 +176,141 @@ impl fmt::Display for Metric {
     }
 }
 
+/// Measures that trec_eval, ir_measures or ranx compute and rgate does not,
+/// lowercased. A name that starts with one of these (followed by `_`, `.`,
+/// `@` or `(`, as in `rbp.95`, `Rprec_mult_0.20`, `ERR@10`, `RBP(p=0.95)`)
+/// is refused as unsupported instead of getting a "did you mean" that
+/// names a different measure (`bpref` is not `r_precision`, `ERR@10` is not
+/// `mrr@10`, `rbp.95` is not `recall@95`).
+const FOREIGN: &[&str] = &[
+    // trec_eval 9 (its `-m all_trec` measures and the `-m` extras)
+    "11pt_avg",
+    "bing",
+    "bpref",
+    "g",
+    "gm_bpref",
+    "gm_map",
+    "infap",
+    "iprec_at_recall",
+    "map_avgjg",
+    "ndcg_rel",
+    "num_nonrel_judged_ret",
+    "num_q",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "p_avgjg",
+    "prefs",
+    "rbp",
+    "relative_p",
+    "relstring",
+    "rndcg",
+    "rprec_mult",
+    "set_f",
+    "set_map",
+    "set_p",
+    "set_recall",
+    "set_relative_p",
+    "unj",
+    "utility",
+    "yaap",
+    // ir_measures
+    "accuracy",
+    "alpha_ndcg",
+    "alphandcg",
+    "ap_ia",
+    "bpm",
+    "compat",
+    "err",
+    "err_ia",
+    "inst",
+    "insq",
+    "iprec",
+    "nerr8",
+    "nerr9",
+    "nerr10",
+    "nerr11",
+    "nerr_ia",
+    "nrbp",
+    "numq",
+    "numrel",
+    "numrelret",
+    "numret",
+    "p_ia",
+    "sdcg",
+    "setap",
+    "setf",
+    "setp",
+    "setr",
+    "strecall",
+    // ranx
+    "dcg",
+    "dcg_burges",
+    "f1",
+    "hits",
+    "ndcg_burges",
+];
+
+/// Whether `lower` (a lowercased measure name) is one of [`FOREIGN`], with
+/// or without a cutoff or parameters.
+fn is_foreign(lower: &str) -> bool {
+    FOREIGN.iter().any(|f| {
+        lower
+            .strip_prefix(f)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['_', '.', '@', '(']))
+    })
+}
+
+fn kind_named(lower: &str) -> Option<Kind> {
+    NAMES.iter().find(|(n, _)| *n == lower).map(|(_, k)| *k)
+}
+
 impl FromStr for Metric {
     type Err = anyhow::Error;
 
     /// Accepts `recall@10`, `R@10`, `recall_10`, `recall.10`, `nDCG@10`,
     /// `ndcg_cut_10`, `RR`, `recip_rank`, `AP`, `Rprec`, ... case-insensitively.
+    /// Messages quote the name as typed.
     fn from_str(s: &str) -> anyhow::Result<Metric> {
         let raw = s.trim();
-        let lower = raw.to_ascii_lowercase();
-        let (base, cutoff) = split_cutoff(&lower);
-        let kind = NAMES
-            .iter()
-            .find(|(n, _)| *n == base)
-            .map(|(_, k)| *k)
-            .ok_or_else(|| {
+        let metrics = CANONICAL.join(", ");
+        // ir_measures' parameters: `P(rel=2)@10`, `nDCG(dcg='exp-log2')@10`.
+        if let Some(open) = raw.find('(') {
+            let head = raw[..open].to_ascii_lowercase();
+            if let Some(kind) = kind_named(&head) {
+                return Err(usage_error(
+                    format!("metric `{raw}`: rgate takes no measure parameters"),
+                    format!(
+                        "write it as {}{} without the parentheses; set the relevance level with the config's `relevance_level` or `--relevance-level`",
+                        kind.canonical(),
+                        if kind.takes_cutoff() { "@10" } else { "" }
+                    ),
+                ));
+            }
+        }
+        let (base_raw, cutoff) = split_cutoff(raw);
+        let base = base_raw.to_ascii_lowercase();
+        let kind = match kind_named(&base) {
+            Some(k) => k,
+            None if is_foreign(&raw.to_ascii_lowercase()) => {
+                return Err(usage_error(
+                    format!("metric `{raw}` is not supported by rgate"),
+                    format!("trec_eval or ir_measures compute it; rgate computes: {metrics}"),
+                ));
+            }
+            None => {
                 let kinds: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
-                let hint = match suggest(base, &kinds) {
+                let hint = match suggest(&base, &kinds) {
                     Some(s) => {
-                        let k = NAMES
-                            .iter()
-                            .find(|(n, _)| *n == s)
-                            .map_or(s, |(_, k)| k.canonical());
+                        let k = kind_named(s).map_or(s, Kind::canonical);
                         let guess = cutoff.map_or_else(|| k.to_string(), |c| format!("{k}@{c}"));
-                        format!("did you mean `{guess}`? Metrics: {}", CANONICAL.join(", "))
+                        format!("did you mean `{guess}`? Metrics: {metrics}")
                     }
-                    None => format!("metrics: {} (k is a cutoff such as 10)", CANONICAL.join(", ")),
+                    None => format!("metrics: {metrics} (k is a cutoff such as 10)"),
                 };
-                usage_error(format!("unknown metric `{raw}`"), hint)
-            })?;
+                return Err(usage_error(format!("unknown metric `{raw}`"), hint));
+            }
+        };
         let cutoff = match cutoff {
             None => None,
             Some(c) => {
