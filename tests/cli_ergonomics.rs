@@ -549,3 +549,52 @@ fn measure_parameters_are_refused_and_typos_still_get_a_suggestion() {
         );
     }
 }
+
+/// Columns line up in a terminal when ids and strata hold CJK characters,
+/// each two columns wide: `質問-1` and `日本語` are 6 columns, not 4 and 3
+/// characters.
+#[test]
+fn tables_align_wide_characters_by_display_width() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("gold.yaml"),
+        "version: 1\nqueries:\n  - {id: 質問-1, stratum: 日本語, relevant: [d1]}\n  - {id: q2, stratum: 日本語, relevant: [d2]}\n  - {id: q3, stratum: en, relevant: [d3]}\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("run.jsonl"),
+        "{\"query_id\": \"質問-1\", \"results\": [\"d1\", \"x\"]}\n{\"query_id\": \"q2\", \"results\": [\"x\", \"d2\"]}\n{\"query_id\": \"q3\", \"results\": [\"x\", \"y\"]}\n",
+    )
+    .unwrap();
+    let mut c = common::rgate();
+    c.current_dir(dir.path()).args([
+        "eval",
+        "--gold",
+        "gold.yaml",
+        "--run",
+        "run.jsonl",
+        "-m",
+        "mrr@10",
+        "--per-query",
+        "--by-stratum",
+    ]);
+    let o = run(c);
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    // Reciprocal ranks 1, 1/2 and 0; the 日本語 stratum's mean is 0.75, the
+    // macro mean (0.75 + 0) / 2.
+    let want = "\
+query   stratum  mrr@10
+------  -------  ------
+質問-1  日本語   1.0000
+q2      日本語   0.5000
+q3      en       0.0000
+
+scope   n  mrr@10
+------  -  ------
+all     3  0.5000
+日本語  2  0.7500
+en      1  0.0000
+macro   3  0.3750
+";
+    assert_eq!(o.stdout.split_once("\n\n").unwrap().1, want);
+}

@@ -17,7 +17,7 @@ use crate::goldbuild::pool::{self, PoolInputs};
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
-use crate::report::table::Table;
+use crate::report::table::{display_width, Table};
 use crate::report::Format;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -391,18 +391,14 @@ impl Terminal {
         queue!(self.out, terminal::Clear(terminal::ClearType::All))?;
         for (i, (l, bold)) in lines.iter().take(h - 1).enumerate() {
             queue!(self.out, MoveTo(0, i as u16))?;
-            let l: String = l.chars().take(w).collect();
+            let l = fit(l, w);
             if *bold && color {
                 queue!(self.out, style::PrintStyledContent(style::Stylize::bold(l)))?;
             } else {
                 queue!(self.out, style::Print(l))?;
             }
         }
-        queue!(
-            self.out,
-            MoveTo(0, (h - 1) as u16),
-            style::Print(footer.chars().take(w).collect::<String>())
-        )?;
+        queue!(self.out, MoveTo(0, (h - 1) as u16), style::Print(fit(footer, w)))?;
         self.out.flush()?;
         Ok(())
     }
@@ -416,22 +412,23 @@ impl Drop for Terminal {
     }
 }
 
-/// Greedy word wrap to `width` characters; a word longer than a line is cut.
+/// Greedy word wrap to `width` terminal columns (a CJK character takes
+/// two); a word wider than a line is cut.
 fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(10);
     let mut out = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
         let mut word = word.to_string();
-        while word.chars().count() > width {
+        while display_width(&word) > width {
             if !line.is_empty() {
                 out.push(std::mem::take(&mut line));
             }
-            let head: String = word.chars().take(width).collect();
-            word = word.chars().skip(width).collect();
+            let head = fit(&word, width);
+            word = word[head.len()..].to_string();
             out.push(head);
         }
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        if !line.is_empty() && display_width(&line) + 1 + display_width(&word) > width {
             out.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
@@ -443,6 +440,22 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// The longest start of `s` that fits in `width` terminal columns (at
+/// least one character, so a cut always makes progress).
+fn fit(s: &str, width: usize) -> String {
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width && i > 0 {
+            break;
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    s[..end].to_string()
 }
 
 /// What `gold validate` and `gold stats` add about how a gold set was built:
@@ -513,4 +526,19 @@ pub fn build_notes(
         "log_drift": drift_json,
     });
     Ok((notes, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_counts_terminal_columns() {
+        // Each of these characters takes two columns: five fit in ten.
+        assert_eq!(wrap("検索品質の回帰を防ぐ", 10), ["検索品質の", "回帰を防ぐ"]);
+        assert_eq!(wrap("ab 日本 cd", 10), ["ab 日本 cd"]);
+        assert_eq!(wrap("abcdef 日本語です", 10), ["abcdef", "日本語です"]);
+        assert_eq!(fit("日本語", 5), "日本");
+        assert_eq!(fit("日本語", 1), "日");
+    }
 }

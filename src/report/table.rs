@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use unicode_width::UnicodeWidthStr;
+
 use crate::escape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,11 +39,12 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// Each column's width in terminal columns (see [`display_width`]).
     fn widths(&self) -> Vec<usize> {
-        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        let mut w: Vec<usize> = self.headers.iter().map(|h| display_width(h)).collect();
         for r in &self.rows {
             for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(c.chars().count());
+                w[i] = w[i].max(display_width(c));
             }
         }
         w
@@ -76,7 +79,7 @@ impl Table {
                 if i > 0 {
                     s.push_str("  ");
                 }
-                let pad = w[i] - c.chars().count();
+                let pad = w[i].saturating_sub(display_width(c));
                 match self.align[i] {
                     Align::Left => {
                         s.push_str(c);
@@ -161,6 +164,13 @@ pub fn csv_field(c: &str) -> String {
     }
 }
 
+/// How many terminal columns `s` takes: two for a CJK or other wide
+/// character, none for a combining mark, one otherwise. Counting chars
+/// instead shifts every column after a stratum named `日本語` by three.
+pub fn display_width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
 /// The first ten characters of a commit id (characters, not bytes: the
 /// field comes from a file anyone can edit).
 pub fn short_commit(c: &str) -> String {
@@ -210,6 +220,18 @@ mod tests {
             .markdown()
             .starts_with("| scope | n | mrr |\n|:---|---:|---:|\n"));
         assert!(t.csv().contains("\"a,b\",3,1.0000"));
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        let mut t = Table::new(vec!["scope".into(), "n".into()], 1);
+        t.push(vec!["日本語".into(), "3".into()]);
+        t.push(vec!["e\u{301}".into(), "12".into()]);
+        // 日本語 is 6 columns wide; e + combining acute is 1.
+        assert_eq!(
+            t.text(),
+            "scope    n\n------  --\n日本語   3\ne\u{301}       12\n"
+        );
     }
 
     #[test]
