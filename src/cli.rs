@@ -36,7 +36,7 @@ pub struct Global {
     /// Write the report here instead of stdout (`-` = stdout)
     #[arg(long, global = true, value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// Colour in terminal output (NO_COLOR is honoured under auto)
+    /// Colour in terminal output (auto honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// No warnings on stderr (errors are still printed)

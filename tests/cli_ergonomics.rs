@@ -598,3 +598,112 @@ macro   3  0.3750
 ";
     assert_eq!(o.stdout.split_once("\n\n").unwrap().1, want);
 }
+
+/// The regressed demo run gated from the repository root (exit 1, so the
+/// report has a FAIL and a failed check), colour settings by environment.
+fn gate_regressed(color: Option<&str>, env: &[(&str, &str)]) -> Out {
+    let mut c = common::rgate();
+    c.current_dir(repo(""))
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CI")
+        .args(["gate", "--run", "hybrid=config/demo/runs/hybrid-regressed.jsonl"]);
+    if let Some(choice) = color {
+        c.args(["--color", choice]);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run(c)
+}
+
+/// `text` without its SGR sequences (`ESC [ params m`), and the parameter
+/// lists of the sequences that open each painted `word`.
+fn unpaint(text: &str, word: &str) -> (String, Vec<Vec<u32>>) {
+    let mut plain = String::new();
+    let mut opened: Vec<Vec<u32>> = Vec::new();
+    let mut pending: Vec<u32> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        plain.push_str(&rest[..at]);
+        if at > 0 {
+            pending.clear();
+        }
+        let after = &rest[at + 2..];
+        let end = after.find('m').expect("an unterminated escape");
+        pending.extend(after[..end].split(';').map(|p| p.parse::<u32>().unwrap()));
+        rest = &after[end + 1..];
+        if rest.starts_with(word) && !pending.contains(&0) {
+            opened.push(std::mem::take(&mut pending));
+        }
+    }
+    plain.push_str(rest);
+    (plain, opened)
+}
+
+#[test]
+fn colour_follows_the_flag_and_the_environment_and_off_is_plain() {
+    let plain = gate_regressed(Some("never"), &[("CLICOLOR_FORCE", "1")]);
+    assert_eq!(plain.code, 1);
+    assert!(plain.stdout.contains("FAIL") && !plain.stdout.contains('\x1b'));
+    // Off: byte-identical to --color never, whatever turned it off.
+    for (color, env) in [
+        (None, vec![]),
+        (None, vec![("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]),
+        (Some("auto"), vec![("TERM", "xterm-256color")]),
+    ] {
+        let o = gate_regressed(color, &env);
+        assert_eq!((o.code, &o.stdout), (1, &plain.stdout), "{color:?} {env:?}");
+    }
+    // On: the same text, with FAIL in bold red (SGR 1 and 31) and reset.
+    for (color, env) in [
+        (None, vec![("CLICOLOR_FORCE", "1")]),
+        (Some("always"), vec![("NO_COLOR", "1")]),
+    ] {
+        let o = gate_regressed(color, &env);
+        assert_eq!(o.code, 1);
+        let (text, fails) = unpaint(&o.stdout, "FAIL");
+        assert_eq!(text, plain.stdout, "{color:?} {env:?}");
+        assert!(!fails.is_empty(), "{}", o.stdout);
+        for mut sgr in fails {
+            sgr.sort_unstable();
+            assert_eq!(sgr, [1, 31], "{color:?} {env:?}");
+        }
+        assert!(o.stdout.contains("FAIL\x1b[0m"), "{}", o.stdout);
+    }
+}
+
+/// On a terminal (a pseudo-terminal from util-linux `script`), `auto`
+/// colours unless `TERM=dumb`.
+#[cfg(target_os = "linux")]
+#[test]
+fn colour_on_a_terminal_unless_term_is_dumb() {
+    let bin = env!("CARGO_BIN_EXE_rgate");
+    let on_tty = |term: &str| {
+        let o = std::process::Command::new("script")
+            .args(["-q", "-e", "-c"])
+            .arg(format!(
+                "{bin} gate --run hybrid=config/demo/runs/hybrid-regressed.jsonl"
+            ))
+            .arg("/dev/null")
+            .current_dir(repo(""))
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CI")
+            .env_remove("RGATE_CONFIG")
+            .env_remove("GITHUB_ACTIONS")
+            .env("TERM", term)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("util-linux `script` runs the command on a pseudo-terminal");
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let coloured = on_tty("xterm-256color");
+    let (_, fails) = unpaint(&coloured, "FAIL");
+    assert!(!fails.is_empty(), "{coloured}");
+    let dumb = on_tty("dumb");
+    assert!(dumb.contains("FAIL") && !dumb.contains('\x1b'), "{dumb}");
+}

@@ -1,6 +1,5 @@
 //! `rgate gate`: every configured retriever against its baseline.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -234,14 +233,17 @@ pub fn emit_warnings(outcome: &GateOutcome, format: Format, quiet: bool) {
     warnings.emit(quiet);
 }
 
+/// Whether stdout gets colour. Under `auto`, anstream's rules: never with
+/// `NO_COLOR`, always with `CLICOLOR_FORCE`, otherwise only on a terminal
+/// whose `TERM` is not `dumb` (and not with `CLICOLOR=0`). A report written
+/// to a file (`--output`) is never coloured unless `--color always`.
 pub fn use_color(global: &Global) -> bool {
     match global.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && global.output.as_deref().is_none_or(|p| p == Path::new("-"))
-                && std::io::stdout().is_terminal()
+            global.output.as_deref().is_none_or(|p| p == Path::new("-"))
+                && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
         }
     }
 }

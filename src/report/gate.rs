@@ -10,6 +10,7 @@
 //! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
 //! and `warnings[]`. Numbers that do not exist are `null`.
 
+use anstyle::{AnsiColor, Style};
 use serde_json::{json, Value};
 
 use super::num;
@@ -18,6 +19,10 @@ use crate::config::Decision;
 use crate::escape::{self, markdown as md, markdown_code, terminal};
 use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
 use crate::report::Format;
+
+const PASS: Style = AnsiColor::Green.on_default().bold();
+const FAIL: Style = AnsiColor::Red.on_default().bold();
+const FAILED_CHECK: Style = AnsiColor::Red.on_default();
 
 pub struct GateView<'a> {
     pub outcome: &'a GateOutcome,
@@ -39,9 +44,9 @@ impl GateView<'_> {
         }
     }
 
-    fn paint(&self, s: &str, code: &str) -> String {
+    fn paint(&self, s: &str, style: Style) -> String {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            format!("{style}{s}{style:#}")
         } else {
             s.to_string()
         }
@@ -49,8 +54,8 @@ impl GateView<'_> {
 
     fn verdict_word(&self, v: Verdict) -> String {
         match v {
-            Verdict::Pass => self.paint("PASS", "1;32"),
-            Verdict::Fail => self.paint("FAIL", "1;31"),
+            Verdict::Pass => self.paint("PASS", PASS),
+            Verdict::Fail => self.paint("FAIL", FAIL),
         }
     }
 
@@ -361,7 +366,7 @@ impl GateView<'_> {
                 out.push('\n');
                 for line in self.check_table(r).text().lines() {
                     let line = if self.color && line.ends_with(" fail") {
-                        self.paint(line, "31")
+                        self.paint(line, FAILED_CHECK)
                     } else {
                         line.to_string()
                     };
