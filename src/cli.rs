@@ -265,6 +265,9 @@ pub enum BaselineCommand {
         /// Also draw the gated metrics over time as an SVG chart
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Show and plot this stratum's means instead of the overall ones
+        #[arg(long, value_name = "NAME")]
+        stratum: Option<String>,
     },
 }
 

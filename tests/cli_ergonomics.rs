@@ -707,3 +707,140 @@ fn colour_on_a_terminal_unless_term_is_dumb() {
     let dumb = on_tty("dumb");
     assert!(dumb.contains("FAIL") && !dumb.contains('\x1b'), "{dumb}");
 }
+
+/// A history of `hybrid` written by hand: a baseline update, a passing
+/// gate one day later, a failing one ten days after the first; each with
+/// overall and `how-to` means of recall@10.
+fn project_with_history() -> Project {
+    let p = Project::new();
+    fs::create_dir_all(p.path("demo/baselines")).unwrap();
+    let line = |time: &str, kind: &str, verdict: &str, all: f64, howto: f64| {
+        format!(
+            "{{\"time\":\"{time}\",\"commit\":null,\"kind\":\"{kind}\",\"verdict\":{verdict},\"aggregates\":{{\"all\":{{\"recall@10\":{all}}},\"how-to\":{{\"recall@10\":{howto}}}}}}}\n"
+        )
+    };
+    let text = line("2026-11-01T00:00:00Z", "baseline-update", "null", 0.8, 0.6)
+        + &line("2026-11-02T00:00:00Z", "gate", "\"pass\"", 0.81, 0.62)
+        + &line("2026-11-11T00:00:00Z", "gate", "\"fail\"", 0.7, 0.4);
+    fs::write(p.path("demo/baselines/hybrid.history.jsonl"), text).unwrap();
+    p
+}
+
+#[test]
+fn history_plot_has_a_time_axis_and_marks_gate_results() {
+    let p = project_with_history();
+    let o = p.rgate(&["baseline", "history", "hybrid", "--plot", "h.svg"]);
+    assert_eq!((o.code, o.stderr.as_str()), (0, "wrote h.svg\n"));
+    let svg = fs::read_to_string(p.path("h.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
+    let num = |n: &roxmltree::Node, a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+    // The baseline update is a square, the gate records dots.
+    let squares: Vec<f64> = doc
+        .descendants()
+        .filter(|n| class(n, "point baseline-update"))
+        .map(|n| num(&n, "x") + 3.5)
+        .collect();
+    let dots: Vec<f64> = doc
+        .descendants()
+        .filter(|n| class(n, "point gate"))
+        .map(|n| num(&n, "cx"))
+        .collect();
+    assert_eq!((squares.len(), dots.len()), (1, 2));
+    // x follows time: day 1 sits a tenth of the way from day 0 to day 10.
+    let (x0, x1, x2) = (squares[0], dots[0], dots[1]);
+    assert!(x0 < x1 && x1 < x2);
+    let share = (x1 - x0) / (x2 - x0);
+    assert!((share - 0.1).abs() < 0.005, "{share}");
+    // One pass and one fail mark, above the two gate records.
+    let marks: Vec<(String, f64)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("verdict ")))
+        .map(|n| (n.attribute("class").unwrap().to_string(), num(&n, "x")))
+        .collect();
+    assert_eq!(
+        marks,
+        [("verdict pass".to_string(), x1), ("verdict fail".to_string(), x2)]
+    );
+    // Tick labels: distinct dates, in order, at least the ends' span.
+    let ticks: Vec<&str> = doc
+        .descendants()
+        .filter(|n| class(n, "tick"))
+        .map(|n| n.text().unwrap())
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let mut sorted = ticks.clone();
+    sorted.dedup();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ticks, "distinct and in time order");
+    assert!(
+        ticks.iter().all(|t| ("2026-11-01".."2026-11-12").contains(t)),
+        "{ticks:?}"
+    );
+}
+
+#[test]
+fn history_shows_and_plots_a_stratum() {
+    let p = project_with_history();
+    let o = p.rgate(&[
+        "--format",
+        "csv",
+        "baseline",
+        "history",
+        "hybrid",
+        "--stratum",
+        "how-to",
+        "--plot",
+        "s.svg",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        "time,kind,commit,verdict,recall@10,hit_rate@3,mrr@10,ndcg@10,note\n\
+         2026-11-01T00:00:00Z,baseline-update,-,-,0.6000,-,-,-,\n\
+         2026-11-02T00:00:00Z,gate,-,pass,0.6200,-,-,-,\n\
+         2026-11-11T00:00:00Z,gate,-,fail,0.4000,-,-,-,\n"
+    );
+    let svg = fs::read_to_string(p.path("s.svg")).unwrap();
+    assert!(
+        svg.contains("stratum `how-to` means over 3 recorded results"),
+        "{svg}"
+    );
+    for v in ["0.6000", "0.6200", "0.4000"] {
+        assert!(svg.contains(&format!(": {v}</title>")), "{v}");
+    }
+    assert!(
+        !svg.contains(": 0.8000</title>"),
+        "the overall means are not plotted"
+    );
+    let o = p.rgate(&["baseline", "history", "hybrid", "--stratum", "howto"]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.ends_with("no stratum `howto` in the history of `hybrid`\nhint: did you mean `how-to`? Strata in this history: `how-to`\n"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn history_plot_refuses_a_name_that_is_not_svg() {
+    let p = project_with_history();
+    for name in ["h.png", "h", "h.svg.png"] {
+        let o = p.rgate(&["baseline", "history", "hybrid", "--plot", name]);
+        let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+        assert_eq!(
+            (o.code, o.stdout.as_str(), o.stderr),
+            (
+                2,
+                "",
+                format!(
+                    "error: --plot {name}: the chart is SVG, and this name says otherwise\n\
+                     hint: name it {stem}.svg; convert it afterwards if you need another format (rsvg-convert, inkscape, a browser)\n"
+                )
+            )
+        );
+        assert!(!p.path(name).exists());
+    }
+    let o = p.rgate(&["baseline", "history", "hybrid", "--plot", "H.SVG"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}

@@ -20,7 +20,9 @@ pub fn run(cmd: &BaselineCommand, global: &Global) -> Result<u8> {
     match cmd {
         BaselineCommand::Update(a) => update(a, global),
         BaselineCommand::Show { name } => show(name, global),
-        BaselineCommand::History { name, plot } => history(name, plot.as_deref(), global),
+        BaselineCommand::History { name, plot, stratum } => {
+            history(name, plot.as_deref(), stratum.as_deref(), global)
+        }
     }
 }
 
@@ -172,7 +174,22 @@ fn show(name: &str, global: &Global) -> Result<u8> {
     Ok(0)
 }
 
-fn history(name: &str, plot: Option<&Path>, global: &Global) -> Result<u8> {
+fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Global) -> Result<u8> {
+    if let Some(p) = plot {
+        let svg = p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        if !svg {
+            return Err(usage_error(
+                format!("--plot {}: the chart is SVG, and this name says otherwise", p.display()),
+                format!(
+                    "name it {}; convert it afterwards if you need another format (rsvg-convert, inkscape, a browser)",
+                    p.with_extension("svg").display()
+                ),
+            ));
+        }
+    }
     let (config, store) = store_for(name, global)?;
     let entries = store.history(name)?;
     if entries.is_empty() {
@@ -183,6 +200,48 @@ fn history(name: &str, plot: Option<&Path>, global: &Global) -> Result<u8> {
             )),
         }));
     }
+    let scope = match stratum {
+        None => "all",
+        Some(s) => {
+            let mut known: Vec<&str> = Vec::new();
+            for e in &entries {
+                for k in e.aggregates.keys() {
+                    if k != "all" && k != "macro" && !known.contains(&k.as_str()) {
+                        known.push(k);
+                    }
+                }
+            }
+            if s == "all" || s == "macro" || !known.contains(&s) {
+                let listed = if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known
+                        .iter()
+                        .map(|k| format!("`{}`", crate::escape::terminal(k)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let hint = match crate::diag::suggest(s, &known) {
+                    Some(near) => format!(
+                        "did you mean `{}`? Strata in this history: {listed}",
+                        crate::escape::terminal(near)
+                    ),
+                    None => format!(
+                        "strata in this history: {listed}; without --stratum the overall means are shown"
+                    ),
+                };
+                return Err(anyhow::Error::new(UserError {
+                    message: format!(
+                        "{}: no stratum `{}` in the history of `{name}`",
+                        store.history_path(name).display(),
+                        crate::escape::terminal(s)
+                    ),
+                    hint: Some(hint),
+                }));
+            }
+            s
+        }
+    };
     let gated: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for r in &config.gate.rules {
@@ -196,10 +255,10 @@ fn history(name: &str, plot: Option<&Path>, global: &Global) -> Result<u8> {
     let format = global.format();
     emit(
         global.output.as_deref(),
-        &view::history(name, &entries, &config.metrics, format),
+        &view::history(name, &entries, &config.metrics, scope, format),
     )?;
     if let Some(p) = plot {
-        write_atomic(p, view::plot_svg(name, &entries, &gated).as_bytes())?;
+        write_atomic(p, view::plot_svg(name, &entries, &gated, scope).as_bytes())?;
         if !global.quiet {
             eprintln!("wrote {}", p.display());
         }

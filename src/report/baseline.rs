@@ -49,12 +49,12 @@ pub fn show(b: &Baseline, format: Format) -> String {
 }
 
 /// Metric columns for the history table: the configured metrics first,
-/// then any others the history holds.
-fn columns(entries: &[HistoryEntry], metrics: &[Metric]) -> Vec<String> {
+/// then any others the history holds for `scope`.
+fn columns(entries: &[HistoryEntry], metrics: &[Metric], scope: &str) -> Vec<String> {
     let mut cols: Vec<String> = metrics.iter().map(Metric::name).collect();
     for e in entries {
-        if let Some(all) = e.aggregates.get("all") {
-            for k in all.keys() {
+        if let Some(means) = e.aggregates.get(scope) {
+            for k in means.keys() {
                 if !cols.contains(k) {
                     cols.push(k.clone());
                 }
@@ -64,7 +64,23 @@ fn columns(entries: &[HistoryEntry], metrics: &[Metric]) -> Vec<String> {
     cols
 }
 
-pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format: Format) -> String {
+/// How a scope reads in a heading: `overall` or `stratum `x``.
+fn scope_words(scope: &str) -> String {
+    if scope == "all" {
+        "overall".into()
+    } else {
+        format!("stratum `{scope}`")
+    }
+}
+
+/// The history table of the means of `scope` (`all`, or a stratum).
+pub fn history(
+    name: &str,
+    entries: &[HistoryEntry],
+    metrics: &[Metric],
+    scope: &str,
+    format: Format,
+) -> String {
     if format == Format::Json {
         let v: Vec<Value> = entries.iter().map(HistoryEntry::to_json).collect();
         return escape::json(
@@ -72,7 +88,7 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
                 + "\n",
         );
     }
-    let cols = columns(entries, metrics);
+    let cols = columns(entries, metrics, scope);
     let mut headers = vec![
         "time".to_string(),
         "kind".into(),
@@ -97,7 +113,7 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
         for c in &cols {
             row.push(
                 e.aggregates
-                    .get("all")
+                    .get(scope)
                     .and_then(|a| a.get(c))
                     .map_or("-".into(), |v| f4(*v)),
             );
@@ -109,34 +125,156 @@ pub fn history(name: &str, entries: &[HistoryEntry], metrics: &[Metric], format:
         Format::Markdown => t.markdown(),
         Format::Csv => t.csv(),
         _ => format!(
-            "history of `{}` ({}, overall means)\n\n{}",
+            "history of `{}` ({}, {} means)\n\n{}",
             escape::terminal(name),
             count(entries.len(), "entry", "entries"),
+            escape::terminal(&scope_words(scope)),
             t.text()
         ),
     }
 }
 
-/// A plain SVG line chart of the overall mean of each metric across the
-/// history entries, one colour per metric, with a legend and date labels.
-pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> String {
+/// Seconds since the epoch of an RFC 3339 time as rgate writes it
+/// (`2026-11-30T12:00:00Z`), also with fractional seconds or a `+HH:MM`
+/// offset; `None` for anything else (history files are hand-editable).
+/// Hinnant's days-from-civil, the inverse of [`crate::baseline::rfc3339`].
+fn epoch_seconds(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |s: &str, from: usize, to: usize| -> Option<i64> {
+        let d = s.get(from..to)?;
+        d.bytes().all(|c| c.is_ascii_digit()).then(|| d.parse().ok())?
+    };
+    let (y, mo, d) = (num(t, 0, 4)?, num(t, 5, 7)?, num(t, 8, 10)?);
+    let (h, mi, sec) = (num(t, 11, 13)?, num(t, 14, 16)?, num(t, 17, 19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut rest = &t[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return None;
+        }
+        rest = &frac[n..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes().first()? {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            if rest.len() != 6 || rest.as_bytes()[3] != b':' {
+                return None;
+            }
+            sign * (num(rest, 1, 3)? * 3600 + num(rest, 4, 6)? * 60)
+        }
+    };
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
+}
+
+const DAY: i64 = 86_400;
+
+/// Tick steps for the time axis, in seconds: the smallest that puts at
+/// most six ticks on the span is used.
+const STEPS: &[i64] = &[
+    60,
+    300,
+    900,
+    3600,
+    3 * 3600,
+    6 * 3600,
+    12 * 3600,
+    DAY,
+    2 * DAY,
+    7 * DAY,
+    14 * DAY,
+    28 * DAY,
+    91 * DAY,
+    182 * DAY,
+    364 * DAY,
+];
+
+/// Tick times on `[lo, hi]` (multiples of one step, so a day step ticks at
+/// midnight UTC) and their labels: dates for steps of a day or more,
+/// `MM-DD HH:MM` below (the span is then under three days, so no two
+/// labels are alike).
+fn time_ticks(lo: i64, hi: i64) -> Vec<(i64, String)> {
+    let full = |t: i64| {
+        let s = crate::baseline::rfc3339(t);
+        format!("{} {}", &s[..10], &s[11..16])
+    };
+    let span = hi - lo;
+    let step = STEPS
+        .iter()
+        .copied()
+        .find(|s| span / s <= 5)
+        .unwrap_or_else(|| (span / (5 * 364 * DAY) + 1) * 364 * DAY);
+    let first = lo.div_euclid(step) * step + if lo.rem_euclid(step) == 0 { 0 } else { step };
+    let ticks: Vec<i64> = (0..).map(|k| first + k * step).take_while(|t| *t <= hi).collect();
+    if ticks.is_empty() {
+        // Under a minute apart, or a single time: name the first exactly.
+        return vec![(lo, full(lo))];
+    }
+    ticks
+        .into_iter()
+        .map(|t| {
+            let s = crate::baseline::rfc3339(t);
+            let label = if step >= DAY {
+                s[..10].to_string()
+            } else {
+                format!("{} {}", &s[5..10], &s[11..16])
+            };
+            (t, label)
+        })
+        .collect()
+}
+
+/// An SVG line chart of the means of `scope` (`all`, or a stratum) of each
+/// metric over time: x follows each entry's recorded time, gate records
+/// are dots and baseline updates squares on a dashed line, and each gate
+/// record's verdict is marked above the plot (✓ pass, ✗ fail). Entries
+/// whose time does not read as RFC 3339 are left out, and the subtitle
+/// says how many.
+pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String], scope: &str) -> String {
     const W: f64 = 760.0;
-    const H: f64 = 380.0;
+    const H: f64 = 400.0;
     const L: f64 = 60.0;
     const R: f64 = 170.0;
-    const T: f64 = 40.0;
+    const T: f64 = 64.0;
     const B: f64 = 60.0;
     let palette = [
         "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
     ];
+    let timed: Vec<(i64, &HistoryEntry)> = entries
+        .iter()
+        .filter_map(|e| Some((epoch_seconds(&e.time)?, e)))
+        .collect();
+    let untimed = entries.len() - timed.len();
     let series: Vec<(&String, Vec<Option<f64>>)> = metrics
         .iter()
         .map(|m| {
             (
                 m,
-                entries
+                timed
                     .iter()
-                    .map(|e| e.aggregates.get("all").and_then(|a| a.get(m)).copied())
+                    .map(|(_, e)| e.aggregates.get(scope).and_then(|a| a.get(m)).copied())
                     .collect(),
             )
         })
@@ -144,6 +282,7 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
     let values: Vec<f64> = series
         .iter()
         .flat_map(|(_, v)| v.iter().flatten().copied())
+        .filter(|v| v.is_finite())
         .collect();
     let (mut lo, mut hi) = values
         .iter()
@@ -159,12 +298,13 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
         hi = (lo + 0.05).min(1.0);
         lo = hi - 0.05;
     }
-    let n = entries.len().max(1);
-    let x = |i: usize| {
-        if n == 1 {
+    let t_lo = timed.iter().map(|(t, _)| *t).min().unwrap_or(0);
+    let t_hi = timed.iter().map(|(t, _)| *t).max().unwrap_or(0);
+    let x = |t: i64| {
+        if t_hi == t_lo {
             L + (W - L - R) / 2.0
         } else {
-            L + (W - L - R) * i as f64 / (n - 1) as f64
+            L + (W - L - R) * (t - t_lo) as f64 / (t_hi - t_lo) as f64
         }
     };
     let y = |v: f64| T + (H - T - B) * (1.0 - (v - lo) / (hi - lo));
@@ -177,11 +317,19 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
     let _ = writeln!(s, r##"<rect width="100%" height="100%" fill="white"/>"##);
     let _ = writeln!(
         s,
-        r##"<text x="{L}" y="24" font-size="15" font-weight="bold">{} — overall means over {} recorded result{}</text>"##,
+        r##"<text x="{L}" y="22" font-size="15" font-weight="bold">{} — {} means over {} recorded result{}</text>"##,
         esc(name),
-        entries.len(),
-        if entries.len() == 1 { "" } else { "s" }
+        esc(&scope_words(scope)),
+        timed.len(),
+        if timed.len() == 1 { "" } else { "s" }
     );
+    if untimed > 0 {
+        let _ = writeln!(
+            s,
+            r##"<text x="{L}" y="38" fill="#a00">{} without a readable time left out</text>"##,
+            count(untimed, "entry", "entries")
+        );
+    }
     let steps = ((hi - lo) / 0.05).round() as usize;
     let every = steps.div_ceil(8).max(1);
     for k in (0..=steps).step_by(every) {
@@ -202,28 +350,45 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
         W - R,
         H - B
     );
-    let label_every = n.div_ceil(6).max(1);
-    for (i, e) in entries.iter().enumerate() {
-        if i % label_every == 0 || i + 1 == n {
+    if !timed.is_empty() {
+        for (t, label) in time_ticks(t_lo, t_hi) {
+            let xx = x(t);
             let _ = writeln!(
                 s,
-                r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
-                x(i),
-                H - B + 18.0,
-                esc(e.time.get(..10).unwrap_or(&e.time))
+                r##"<line x1="{xx:.1}" y1="{:.1}" x2="{xx:.1}" y2="{:.1}" stroke="#999"/><text class="tick" x="{xx:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
+                H - B,
+                H - B + 5.0,
+                H - B + 19.0,
+                esc(&label)
             );
         }
+    }
+    for (t, e) in &timed {
+        let xx = x(*t);
         if e.kind.starts_with("baseline-update") {
             let _ = writeln!(
                 s,
-                r##"<line x1="{:.1}" y1="{T}" x2="{:.1}" y2="{:.1}" stroke="#bbb" stroke-dasharray="3,3"><title>baseline update{}</title></line>"##,
-                x(i),
-                x(i),
+                r##"<line x1="{xx:.1}" y1="{T}" x2="{xx:.1}" y2="{:.1}" stroke="#bbb" stroke-dasharray="3,3"><title>{}{}</title></line>"##,
                 H - B,
+                esc(&e.kind),
                 e.note
                     .as_deref()
                     .map(|n| format!(": {}", esc(n)))
                     .unwrap_or_default()
+            );
+        } else if let Some(v) = e.verdict.as_deref() {
+            let (glyph, fill) = match v {
+                "pass" => ("✓", "#2ca02c"),
+                "fail" => ("✗", "#d62728"),
+                _ => ("?", "#555"),
+            };
+            let _ = writeln!(
+                s,
+                r##"<text class="verdict {}" x="{xx:.1}" y="{:.1}" text-anchor="middle" font-weight="bold" fill="{fill}">{glyph}<title>gate {} at {}</title></text>"##,
+                esc(v),
+                T - 8.0,
+                esc(v),
+                esc(&e.time)
             );
         }
     }
@@ -231,8 +396,11 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
         let color = palette[k % palette.len()];
         let pts: Vec<String> = vals
             .iter()
-            .enumerate()
-            .filter_map(|(i, v)| v.map(|v| format!("{:.1},{:.1}", x(i), y(v))))
+            .zip(&timed)
+            .filter_map(|(v, (t, _))| {
+                v.filter(|v| v.is_finite())
+                    .map(|v| format!("{:.1},{:.1}", x(*t), y(v)))
+            })
             .collect();
         if pts.len() > 1 {
             let _ = writeln!(
@@ -241,15 +409,23 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
                 pts.join(" ")
             );
         }
-        for (i, v) in vals.iter().enumerate() {
-            if let Some(v) = v {
+        for (v, (t, e)) in vals.iter().zip(&timed) {
+            let Some(v) = v.filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let (cx, cy) = (x(*t), y(v));
+            let title = format!("{} {} {}: {v:.4}", esc(m), esc(&e.kind), esc(&e.time));
+            if e.kind.starts_with("baseline-update") {
                 let _ = writeln!(
                     s,
-                    r##"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{} {}: {v:.4}</title></circle>"##,
-                    x(i),
-                    y(*v),
-                    esc(m),
-                    esc(&entries[i].time)
+                    r##"<rect class="point baseline-update" x="{:.1}" y="{:.1}" width="7" height="7" fill="{color}"><title>{title}</title></rect>"##,
+                    cx - 3.5,
+                    cy - 3.5
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    r##"<circle class="point gate" cx="{cx:.1}" cy="{cy:.1}" r="3.5" fill="{color}"><title>{title}</title></circle>"##
                 );
             }
         }
@@ -264,6 +440,33 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String]) -> Str
             esc(m)
         );
     }
+    // What the marks mean, under the metrics.
+    let ly = T + 20.0 + 20.0 * series.len() as f64;
+    let (lx, tx) = (W - R + 26.0, W - R + 42.0);
+    let _ = writeln!(
+        s,
+        r##"<circle cx="{lx:.1}" cy="{ly:.1}" r="3.5" fill="#555"/><text x="{tx:.1}" y="{:.1}">gate record</text>"##,
+        ly + 4.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect x="{:.1}" y="{:.1}" width="7" height="7" fill="#555"/><text x="{tx:.1}" y="{:.1}">baseline update</text>"##,
+        lx - 3.5,
+        ly + 16.5,
+        ly + 24.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<text x="{lx:.1}" y="{:.1}" text-anchor="middle" font-weight="bold" fill="#2ca02c">✓</text><text x="{tx:.1}" y="{:.1}">gate pass</text>"##,
+        ly + 44.0,
+        ly + 44.0
+    );
+    let _ = writeln!(
+        s,
+        r##"<text x="{lx:.1}" y="{:.1}" text-anchor="middle" font-weight="bold" fill="#d62728">✗</text><text x="{tx:.1}" y="{:.1}">gate fail</text>"##,
+        ly + 64.0,
+        ly + 64.0
+    );
     s.push_str("</svg>\n");
     s
 }
@@ -296,17 +499,77 @@ mod tests {
             entry("2026-11-01T00:00:00Z", 0.8),
             entry("2026-11-02T00:00:00Z", 0.85),
         ];
-        let svg = plot_svg("hybrid", &es, &["recall@10".to_string()]);
+        let svg = plot_svg("hybrid", &es, &["recall@10".to_string()], "all");
         assert!(svg.starts_with("<svg"));
         assert_eq!(svg.matches("<polyline").count(), 1);
-        assert_eq!(svg.matches("<circle").count(), 2);
+        assert_eq!(svg.matches(r#"<circle class="point gate""#).count(), 2);
         assert!(svg.contains("2026-11-02"));
+    }
+
+    #[test]
+    fn times_read_back_to_the_second() {
+        // By hand: 2000-03-01 is day 11,017 since 1970-01-01 (30 years of
+        // 365 days, 7 leap days, then Jan 31 + Feb 29 days).
+        assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(epoch_seconds("2000-03-01T00:00:00Z"), Some(11_017 * 86_400));
+        assert_eq!(epoch_seconds("2000-03-01T01:30:00+01:30"), Some(11_017 * 86_400));
+        assert_eq!(
+            epoch_seconds("2000-03-01T00:00:05.25Z"),
+            Some(11_017 * 86_400 + 5)
+        );
+        for bad in [
+            "t",
+            "2026-11-30",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30T00:00:00",
+            "２０２６-11-30T00:00:00Z",
+        ] {
+            assert_eq!(epoch_seconds(bad), None, "{bad}");
+        }
+        // The inverse of the writer, across leap years and centuries.
+        for secs in (-4_000_000_000i64..8_000_000_000).step_by(7_777_777) {
+            assert_eq!(epoch_seconds(&crate::baseline::rfc3339(secs)), Some(secs));
+        }
+    }
+
+    #[test]
+    fn tick_labels_are_distinct_and_few() {
+        let t0 = 11_017 * 86_400; // 2000-03-01
+        let ticks = time_ticks(t0 + 3600, t0 + 10 * 86_400);
+        let labels: Vec<&str> = ticks.iter().map(|(_, l)| l.as_str()).collect();
+        // Two-day steps at multiples of two days since 1970: day 11,017 is odd.
+        assert_eq!(
+            labels,
+            [
+                "2000-03-02",
+                "2000-03-04",
+                "2000-03-06",
+                "2000-03-08",
+                "2000-03-10"
+            ]
+        );
+        let ticks = time_ticks(t0 + 600, t0 + 5 * 3600);
+        let labels: Vec<&str> = ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "03-01 01:00",
+                "03-01 02:00",
+                "03-01 03:00",
+                "03-01 04:00",
+                "03-01 05:00"
+            ]
+        );
+        assert_eq!(
+            time_ticks(t0 + 5, t0 + 5),
+            [(t0 + 5, "2000-03-01 00:00".to_string())]
+        );
     }
 
     #[test]
     fn history_table_lists_entries() {
         let es = vec![entry("2026-11-01T00:00:00Z", 0.8)];
-        let out = history("hybrid", &es, &["recall@10".parse().unwrap()], Format::Csv);
+        let out = history("hybrid", &es, &["recall@10".parse().unwrap()], "all", Format::Csv);
         assert_eq!(
             out,
             "time,kind,commit,verdict,recall@10,note\n2026-11-01T00:00:00Z,gate,-,pass,0.8000,\n"
