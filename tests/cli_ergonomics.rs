@@ -524,15 +524,24 @@ fn measures_rgate_lacks_are_not_supported_rather_than_near_matches() {
 
 #[test]
 fn measure_parameters_are_refused_and_typos_still_get_a_suggestion() {
-    let o = eval_metric("P(rel=2)@10");
-    assert_eq!(
-        (o.code, o.stderr.as_str()),
-        (
-            2,
-            "error: metric `P(rel=2)@10`: rgate takes no measure parameters\n\
-             hint: write it as precision@10 without the parentheses; set the relevance level with the config's `relevance_level` or `--relevance-level`\n"
-        )
-    );
+    for (typed, meant) in [
+        ("P(rel=2)@10", "precision@10"),
+        ("nDCG(dcg='exp-log2')@20", "ndcg@20"),
+        ("AP(rel=2)", "map"),
+        ("P(rel=2)", "precision@10"),
+    ] {
+        let o = eval_metric(typed);
+        assert_eq!(
+            (o.code, o.stderr),
+            (
+                2,
+                format!(
+                    "error: metric `{typed}`: rgate takes no measure parameters\n\
+                     hint: write it as {meant}; set the relevance level with the config's `relevance_level` or `--relevance-level`\n"
+                )
+            )
+        );
+    }
     for (typed, meant) in [
         ("recal@10", "recall@10"),
         ("ndgc@10", "ndcg@10"),

@@ -278,12 +278,16 @@ impl FromStr for Metric {
         if let Some(open) = raw.find('(') {
             let head = raw[..open].to_ascii_lowercase();
             if let Some(kind) = kind_named(&head) {
+                let cutoff = raw.rsplit_once(")@").map(|(_, c)| c);
+                let guess = match cutoff {
+                    Some(c) if kind.takes_cutoff() => format!("{}@{c}", kind.canonical()),
+                    _ if kind.needs_cutoff() => format!("{}@10", kind.canonical()),
+                    _ => kind.canonical().to_string(),
+                };
                 return Err(usage_error(
                     format!("metric `{raw}`: rgate takes no measure parameters"),
                     format!(
-                        "write it as {}{} without the parentheses; set the relevance level with the config's `relevance_level` or `--relevance-level`",
-                        kind.canonical(),
-                        if kind.takes_cutoff() { "@10" } else { "" }
+                        "write it as {guess}; set the relevance level with the config's `relevance_level` or `--relevance-level`"
                     ),
                 ));
             }
