@@ -180,6 +180,13 @@ fn parse_relevance_level(s: &str) -> Result<i32, String> {
     Ok(level)
 }
 
+/// `--span-coverage`, checked where the config's value is.
+fn parse_span_coverage(s: &str) -> Result<f64, String> {
+    let c: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    crate::config::check_span_coverage(c).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))?;
+    Ok(c)
+}
+
 /// `NAME=PATH`, for overriding a retriever's run file.
 pub fn parse_run_override(s: &str) -> Result<(String, PathBuf), String> {
     match s.split_once('=') {
@@ -436,6 +443,10 @@ pub struct GoldArgs {
     /// Run format, when detection from content is not wanted
     #[arg(long, value_enum)]
     pub run_format: Option<RunFormatArg>,
+    /// Share of a span label that retrieved chunks must cover to credit it,
+    /// and of a chunk that must lie in a span to count as relevant (0, 1]
+    #[arg(long, value_name = "SHARE", value_parser = parse_span_coverage)]
+    pub span_coverage: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -445,6 +456,10 @@ pub struct EvalArgs {
     /// The run to evaluate: TREC, JSON or JSONL
     #[arg(long, value_name = "FILE")]
     pub run: PathBuf,
+    /// Chunk map of the run's chunking (JSONL {id, doc, start, end}), for
+    /// gold sets with span labels
+    #[arg(long, value_name = "FILE")]
+    pub chunks: Option<PathBuf>,
     /// Show each query's values
     #[arg(long)]
     pub per_query: bool,

@@ -60,6 +60,19 @@ pub fn check_relevance_level(level: i32) -> std::result::Result<(), (String, Str
     Ok(())
 }
 
+/// Checks a span coverage: the share of a span that retrieved chunks must
+/// cover for it to count (SPEC "Span labels"). 0 would credit a span
+/// nothing touched; above 1 nothing could.
+pub fn check_span_coverage(c: f64) -> std::result::Result<(), (String, String)> {
+    if !(c > 0.0 && c <= 1.0) {
+        return Err((
+            format!("span coverage {c} is outside (0, 1]"),
+            "a share of the span: 0.5 (the default) credits a span once half of it was retrieved; 1 asks for all of it".into(),
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TestKind {
@@ -220,6 +233,9 @@ pub struct Retriever {
     pub run_format: Option<RunFormat>,
     /// Run this to produce the run (see [`crate::retriever`]).
     pub command: Option<RetrieverCommand>,
+    /// The chunk map of this retriever's chunking (`chunks:`), for gold
+    /// sets with span labels: two retrievers may chunk differently.
+    pub chunks: Option<PathBuf>,
 }
 
 /// A retriever run as a command, without a shell.
@@ -243,6 +259,8 @@ pub struct Config {
     /// How many ranked ids a baseline stores per query (`None`: all).
     pub baseline_depth: Option<u32>,
     pub relevance_level: i32,
+    /// Share of a span label that retrieved chunks must cover (default 0.5).
+    pub span_coverage: f64,
     /// Every metric computed: the configured ones plus any a rule gates.
     pub metrics: Vec<Metric>,
     pub retrievers: Vec<Retriever>,
@@ -267,6 +285,8 @@ struct RawConfig {
     #[serde(default)]
     relevance_level: Option<i32>,
     #[serde(default)]
+    span_coverage: Option<f64>,
+    #[serde(default)]
     metrics: Option<Vec<String>>,
     #[serde(default)]
     retrievers: Vec<RawRetriever>,
@@ -286,6 +306,8 @@ struct RawRetriever {
     command: Option<Vec<String>>,
     #[serde(default)]
     timeout_s: Option<f64>,
+    #[serde(default)]
+    chunks: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -511,6 +533,11 @@ impl Config {
                 return Err(bad("relevance_level", msg, &hint));
             }
         }
+        if let Some(c) = raw.span_coverage {
+            if let Err((msg, hint)) = check_span_coverage(c) {
+                return Err(bad("span_coverage", msg, &hint));
+            }
+        }
         let mut metric_list = match &raw.metrics {
             Some(ms) => metrics::parse_list(ms).map_err(|e| input_error(path, line_of_key("metrics"), e))?,
             None => metrics::default_metrics(),
@@ -700,6 +727,7 @@ impl Config {
                 },
                 run_format,
                 command,
+                chunks: r.chunks.as_deref().map(rel),
             });
         }
         Ok(Config {
@@ -710,6 +738,7 @@ impl Config {
             baseline_depth: baseline_depth(raw.baseline_depth, &metric_list)
                 .map_err(|(msg, hint)| bad("baseline_depth", msg, &hint))?,
             relevance_level: raw.relevance_level.unwrap_or(1),
+            span_coverage: raw.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE),
             metrics: metric_list,
             retrievers,
             gate,

@@ -152,6 +152,7 @@ mod tests {
             id: id.into(),
             text: None,
             stratum: 0,
+            spans: Vec::new(),
             labels: vec![],
         };
         let gold = GoldSet::from_parts(

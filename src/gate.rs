@@ -258,10 +258,16 @@ fn pair(
         .map(|q| stored.contains_key(q.id.as_str()))
         .collect();
     let same_gold = b.gold_fingerprint == prep.fingerprint && b.relevance_level == prep.relevance_level;
-    let covers = |m: &Metric| match (b.depth, m.depth()) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some(d), Some(k)) => k <= d,
+    // Span labels are judged by where the ranked chunks lie, which a
+    // baseline of ids alone does not say: its values cannot be recomputed.
+    let locatable = !gold.has_spans();
+    let covers = |m: &Metric| {
+        locatable
+            && match (b.depth, m.depth()) {
+                (None, _) => true,
+                (Some(_), None) => false,
+                (Some(d), Some(k)) => k <= d,
+            }
     };
     let rescored: Vec<Ranking> = gold
         .queries
@@ -298,6 +304,9 @@ fn pair(
             _ => {
                 let depth = b.depth.map_or("all".to_string(), |d| d.to_string());
                 warnings.push(match stored_idx {
+                    Some(_) if !locatable => format!(
+                        "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped; record a new baseline to gate it"
+                    ),
                     Some(_) => format!(
                         "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored from rankings stored to depth {depth}: its checks are skipped; record a new baseline to gate it (or set baseline_depth: all)"
                     ),

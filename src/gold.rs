@@ -6,9 +6,10 @@
 //! decided here: whether a grade counts as relevant depends on the relevance
 //! level of the evaluation (trec_eval's `-l`), see [`crate::judge`].
 //!
-//! A label is a chunk id today. SPEC's span labels (a document range) will be
-//! another [`LabelTarget`]-like variant resolved by the judge; nothing else
-//! here depends on a label being a plain id.
+//! A label is a chunk id or a span of a source document (SPEC "Span
+//! labels"): `{doc, start, end, grade}`, character offsets, end exclusive.
+//! Spans survive re-chunking; [`crate::judge`] decides which retrieved chunks
+//! cover them.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -38,6 +39,28 @@ pub struct Label {
     pub grade: i32,
 }
 
+/// A labeled range of a source document. Offsets are whatever unit the
+/// team's chunker reports (characters, by SPEC); rgate never reads the
+/// document, it only compares ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanLabel {
+    pub doc: String,
+    pub start: u64,
+    /// Exclusive; always greater than `start`.
+    pub end: u64,
+    pub grade: i32,
+}
+
+impl SpanLabel {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct GoldQuery {
     pub id: String,
@@ -45,6 +68,23 @@ pub struct GoldQuery {
     /// Index into [`GoldSet::strata`].
     pub stratum: u32,
     pub labels: Vec<Label>,
+    /// Span labels, beside the chunk-id labels (a query may mix both).
+    pub spans: Vec<SpanLabel>,
+}
+
+impl GoldQuery {
+    /// Grades of every label, chunk ids first, then spans.
+    pub fn grades(&self) -> impl Iterator<Item = i32> + '_ {
+        self.labels
+            .iter()
+            .map(|l| l.grade)
+            .chain(self.spans.iter().map(|s| s.grade))
+    }
+
+    /// How many labels of either kind.
+    pub fn label_count(&self) -> usize {
+        self.labels.len() + self.spans.len()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +173,12 @@ impl GoldSet {
         std::str::from_utf8(query_id).ok().and_then(|s| self.position(s))
     }
 
+    /// Whether any query carries a span label: only then do runs need
+    /// locations or a chunk map.
+    pub fn has_spans(&self) -> bool {
+        self.queries.iter().any(|q| !q.spans.is_empty())
+    }
+
     pub fn stratum_name(&self, query: usize) -> &str {
         &self.strata[self.queries[query].stratum as usize]
     }
@@ -163,7 +209,9 @@ impl GoldSet {
     /// Each query is one line of compact JSON, `["q1","stratum",[["a",1]]]`,
     /// written straight into a reused buffer (serde_json's string escaping,
     /// no intermediate values): stored baselines carry this value, so the
-    /// bytes hashed must never change.
+    /// bytes hashed must never change. A query with span labels adds them
+    /// as a fourth element, sorted, `[["doc",start,end,grade]]`; a query
+    /// without keeps the bytes it always had.
     pub fn fingerprint(&self) -> String {
         let mut order: Vec<&GoldQuery> = self.queries.iter().collect();
         order.sort_unstable_by(|a, b| a.id.cmp(&b.id));
@@ -191,7 +239,22 @@ impl GoldSet {
                 line.extend_from_slice(l.grade.to_string().as_bytes());
                 line.push(b']');
             }
-            line.extend_from_slice(b"]]\n");
+            line.push(b']');
+            if !q.spans.is_empty() {
+                let mut spans: Vec<&SpanLabel> = q.spans.iter().collect();
+                spans.sort_unstable_by(|a, b| (&a.doc, a.start, a.end).cmp(&(&b.doc, b.start, b.end)));
+                line.extend_from_slice(b",[");
+                for (i, s) in spans.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    line.push(b'[');
+                    json_string(&mut line, &s.doc);
+                    line.extend_from_slice(format!(",{},{},{}]", s.start, s.end, s.grade).as_bytes());
+                }
+                line.push(b']');
+            }
+            line.extend_from_slice(b"]\n");
             h.update(&line);
         }
         format!("sha256:{:x}", h.finalize())
@@ -376,6 +439,21 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
+        if let Some(dup) = repeated_span(&q.spans) {
+            let s = &q.spans[dup];
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!(
+                    "query `{}`: span {}..{} of `{}` appears twice",
+                    excerpt(&q.id),
+                    s.start,
+                    s.end,
+                    excerpt(&s.doc)
+                ),
+                "keep one entry per span, with the grade you mean (overlapping spans are fine)",
+            ));
+        }
         let pos = self.queries.len() as u32;
         match self.index.entry(q.id.clone()) {
             std::collections::hash_map::Entry::Occupied(first) => {
@@ -427,6 +505,25 @@ fn repeated_label(labels: &[Label]) -> Option<usize> {
     idx.windows(2)
         .find(|w| labels[w[0] as usize].id == labels[w[1] as usize].id)
         .map(|w| w[1] as usize)
+}
+
+/// The index of a span that repeats an earlier one (same document and
+/// offsets), if any. Overlapping spans are allowed: a chunker with overlap,
+/// migrated to spans, gives them.
+fn repeated_span(spans: &[SpanLabel]) -> Option<usize> {
+    if spans.len() < 2 {
+        return None;
+    }
+    let mut idx: Vec<u32> = (0..spans.len() as u32).collect();
+    let key = |i: u32| {
+        let s = &spans[i as usize];
+        (s.doc.as_str(), s.start, s.end)
+    };
+    idx.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+    idx.windows(2)
+        .filter(|w| key(w[0]) == key(w[1]))
+        .map(|w| w[1] as usize)
+        .min()
 }
 
 // ---- native YAML / JSON / JSONL ------------------------------------------
@@ -542,9 +639,10 @@ impl<'de> Deserialize<'de> for Grade {
     }
 }
 
-/// `relevant:` as a list (`[a, b]`, or items `{id, grade}`) or a map of
-/// id to grade. Order is kept as written.
-struct Relevant(Vec<Label>);
+/// `relevant:` as a list (`[a, b]`, items `{id, grade}`, span items
+/// `{doc, start, end, grade}`) or a map of id to grade. Order is kept as
+/// written, per kind.
+struct Relevant(Vec<Label>, Vec<SpanLabel>);
 
 impl<'de> Deserialize<'de> for Relevant {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -552,14 +650,18 @@ impl<'de> Deserialize<'de> for Relevant {
         impl<'de> Visitor<'de> for V {
             type Value = Relevant;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of chunk ids or a map of chunk id to grade")
+                f.write_str("a list of chunk ids or spans, or a map of chunk id to grade")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Relevant, A::Error> {
                 let mut out = Vec::new();
+                let mut spans = Vec::new();
                 while let Some(item) = seq.next_element::<LabelItem>()? {
-                    out.push(item.0);
+                    match item {
+                        LabelItem::Id(l) => out.push(l),
+                        LabelItem::Span(s) => spans.push(s),
+                    }
                 }
-                Ok(Relevant(out))
+                Ok(Relevant(out, spans))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Relevant, A::Error> {
                 let mut out = Vec::new();
@@ -569,18 +671,49 @@ impl<'de> Deserialize<'de> for Relevant {
                         grade: grade.0,
                     });
                 }
-                Ok(Relevant(out))
+                Ok(Relevant(out, Vec::new()))
             }
             fn visit_unit<E: de::Error>(self) -> std::result::Result<Relevant, E> {
-                Ok(Relevant(Vec::new()))
+                Ok(Relevant(Vec::new(), Vec::new()))
             }
         }
         d.deserialize_any(V)
     }
 }
 
-/// One list item: a bare id (grade 1) or `{id, grade}`.
-struct LabelItem(Label);
+/// A character offset: a non-negative integer.
+struct Offset(u64);
+
+impl<'de> Deserialize<'de> for Offset {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Offset;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a character offset (an integer, 0 or more)")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Offset, E> {
+                Ok(Offset(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Offset, E> {
+                u64::try_from(v)
+                    .map(Offset)
+                    .map_err(|_| E::custom(format!("offset {v} is negative; offsets count from 0")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Offset, E> {
+                Err(E::custom(format!("offset {v} is not an integer")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One list item: a bare id (grade 1), `{id, grade}`, or a span
+/// `{doc, start, end, grade}` (grade 1 when left out).
+enum LabelItem {
+    Id(Label),
+    Span(SpanLabel),
+}
 
 impl<'de> Deserialize<'de> for LabelItem {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -588,40 +721,78 @@ impl<'de> Deserialize<'de> for LabelItem {
         impl<'de> Visitor<'de> for V {
             type Value = LabelItem;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a chunk id or {id: ..., grade: ...}")
+                f.write_str("a chunk id, {id: ..., grade: ...} or a span {doc: ..., start: ..., end: ..., grade: ...}")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<LabelItem, E> {
-                Ok(LabelItem(Label {
+                Ok(LabelItem::Id(Label {
                     id: v.to_string(),
                     grade: 1,
                 }))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<LabelItem, E> {
-                Ok(LabelItem(Label {
+                Ok(LabelItem::Id(Label {
                     id: v.to_string(),
                     grade: 1,
                 }))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<LabelItem, E> {
-                Ok(LabelItem(Label {
+                Ok(LabelItem::Id(Label {
                     id: v.to_string(),
                     grade: 1,
                 }))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<LabelItem, A::Error> {
+                const FIELDS: &[&str] = &["id", "grade", "doc", "start", "end"];
                 let mut id = None;
+                let mut doc: Option<String> = None;
+                let mut start = None;
+                let mut end = None;
                 let mut grade = 1;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "id" => id = Some(map.next_value::<IdValue>()?.0),
                         "grade" => grade = map.next_value::<Grade>()?.0,
+                        "doc" => doc = Some(map.next_value::<IdValue>()?.0),
+                        "start" => start = Some(map.next_value::<Offset>()?.0),
+                        "end" => end = Some(map.next_value::<Offset>()?.0),
                         other => {
-                            return Err(de::Error::unknown_field(other, &["id", "grade"]));
+                            return Err(de::Error::unknown_field(other, FIELDS));
                         }
                     }
                 }
-                let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
-                Ok(LabelItem(Label { id, grade }))
+                match (id, doc) {
+                    (Some(_), Some(_)) => Err(de::Error::custom(
+                        "a label has either `id` (a chunk) or `doc`, `start`, `end` (a span), not both",
+                    )),
+                    (Some(id), None) => {
+                        if start.is_some() || end.is_some() {
+                            return Err(de::Error::custom(
+                                "`start` and `end` belong to a span label, which names its `doc` instead of an `id`",
+                            ));
+                        }
+                        Ok(LabelItem::Id(Label { id, grade }))
+                    }
+                    (None, Some(doc)) => {
+                        let start = start.ok_or_else(|| de::Error::missing_field("start"))?;
+                        let end = end.ok_or_else(|| de::Error::missing_field("end"))?;
+                        if doc.is_empty() {
+                            return Err(de::Error::custom("a span label's `doc` is empty"));
+                        }
+                        if start >= end {
+                            return Err(de::Error::custom(format!(
+                                "span of `{}` has start {start} and end {end}; end is exclusive and must be greater than start",
+                                excerpt(&doc)
+                            )));
+                        }
+                        Ok(LabelItem::Span(SpanLabel {
+                            doc,
+                            start,
+                            end,
+                            grade,
+                        }))
+                    }
+                    (None, None) => Err(de::Error::missing_field("id")),
+                }
             }
         }
         d.deserialize_any(V)
@@ -741,12 +912,14 @@ fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet
 fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()> {
     let stratum = b.stratum(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), line)?;
     let pos = b.queries.len();
+    let (labels, spans) = q.relevant.map(|r| (r.0, r.1)).unwrap_or_default();
     b.add(
         GoldQuery {
             id: q.id.0,
             text: q.text,
             stratum,
-            labels: q.relevant.map(|r| r.0).unwrap_or_default(),
+            labels,
+            spans,
         },
         line,
         false,
@@ -933,6 +1106,7 @@ fn parse_qrels(
                 text: None,
                 stratum,
                 labels,
+                spans: Vec::new(),
             },
             None,
             true,
@@ -1105,6 +1279,86 @@ mod tests {
         .unwrap();
         let mut h = Sha256::new();
         h.update(b"rgate-gold-v1\n[\"q\\\"1\",\"s\",[[\"a\\tx\",0],[\"b\",2]]]\n");
+        assert_eq!(g.fingerprint(), format!("sha256:{:x}", h.finalize()));
+    }
+
+    #[test]
+    fn span_labels_in_every_native_form_mixed_with_ids() {
+        let yaml = "queries:\n  - id: q1\n    relevant:\n      - c7\n      - {doc: docs/auth.md, start: 1200, end: 1650, grade: 2}\n      - {id: c9, grade: 0}\n      - {doc: docs/auth.md, start: 0, end: 10}\n";
+        let json = r#"{"queries": [{"id": "q1", "relevant": ["c7", {"doc": "docs/auth.md", "start": 1200, "end": 1650, "grade": 2}, {"id": "c9", "grade": 0}, {"doc": "docs/auth.md", "start": 0, "end": 10}]}]}"#;
+        let jsonl = r#"{"id": "q1", "relevant": ["c7", {"doc": "docs/auth.md", "start": 1200, "end": 1650, "grade": 2}, {"id": "c9", "grade": 0}, {"doc": "docs/auth.md", "start": 0, "end": 10}]}"#;
+        for (name, text) in [("g.yaml", yaml), ("g.json", json), ("g.jsonl", jsonl)] {
+            let (g, _) = load_str(name, text).unwrap();
+            let q = &g.queries[0];
+            assert_eq!(
+                q.labels
+                    .iter()
+                    .map(|l| (l.id.as_str(), l.grade))
+                    .collect::<Vec<_>>(),
+                [("c7", 1), ("c9", 0)],
+                "{name}"
+            );
+            assert_eq!(
+                q.spans,
+                [
+                    SpanLabel {
+                        doc: "docs/auth.md".into(),
+                        start: 1200,
+                        end: 1650,
+                        grade: 2
+                    },
+                    SpanLabel {
+                        doc: "docs/auth.md".into(),
+                        start: 0,
+                        end: 10,
+                        grade: 1
+                    },
+                ],
+                "{name}"
+            );
+            assert!(g.has_spans());
+        }
+    }
+
+    #[test]
+    fn bad_spans_are_named_with_their_line() {
+        let cases = [
+            ("{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"start\": 9, \"end\": 9}]}\n", "g.jsonl:1: not a gold query object: span of `d` has start 9 and end 9"),
+            ("{\"id\": \"q0\", \"relevant\": [\"a\"]}\n{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"start\": -3, \"end\": 9}]}\n", "g.jsonl:2: not a gold query object: offset -3 is negative"),
+            ("{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"start\": 0}]}\n", "g.jsonl:1: not a gold query object: missing field `end`"),
+            ("{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"id\": \"c\", \"start\": 0, \"end\": 4}]}\n", "either `id` (a chunk) or `doc`"),
+            ("{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"start\": 0, \"end\": 4}, {\"doc\": \"d\", \"start\": 0, \"end\": 4, \"grade\": 2}]}\n", "g.jsonl:1: query `q1`: span 0..4 of `d` appears twice"),
+            ("{\"id\": \"q1\", \"relevant\": [{\"doc\": \"d\", \"start\": 0.5, \"end\": 4}]}\n", "offset 0.5 is not an integer"),
+        ];
+        for (text, want) in cases {
+            let err = format!("{:#}", load_str("g.jsonl", text).unwrap_err());
+            assert!(err.contains(want), "{err}");
+            assert!(err.contains("hint:"), "{err}");
+        }
+        // YAML: the line of the offending span.
+        let err = load_str(
+            "g.yaml",
+            "queries:\n  - id: q1\n    relevant:\n      - {doc: d, start: 5, end: 2}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("g.yaml:4"), "{err}");
+        // Overlapping spans are fine (a chunker with overlap migrates to them).
+        let (g, _) = load_str("g.yaml", "queries:\n  - id: q1\n    relevant:\n      - {doc: d, start: 0, end: 10}\n      - {doc: d, start: 5, end: 15}\n").unwrap();
+        assert_eq!(g.queries[0].spans.len(), 2);
+    }
+
+    #[test]
+    fn fingerprint_of_spans() {
+        // Without spans the canonical line is unchanged (see above); with
+        // them a fourth element lists them sorted by (doc, start, end).
+        let (g, _) = load_str(
+            "g.yaml",
+            "queries:\n  - id: q\n    stratum: s\n    relevant: [a, {doc: \"d\\\"x\", start: 5, end: 9, grade: 2}, {doc: c, start: 0, end: 1, grade: 0}]\n",
+        )
+        .unwrap();
+        let mut h = Sha256::new();
+        h.update(b"rgate-gold-v1\n[\"q\",\"s\",[[\"a\",1]],[[\"c\",0,1,0],[\"d\\\"x\",5,9,2]]]\n");
         assert_eq!(g.fingerprint(), format!("sha256:{:x}", h.finalize()));
     }
 

@@ -6,8 +6,23 @@
 //! set's grade counts (trec_eval computes them from the same data:
 //! `form_res_rels.c`). So a [`Ranking`] keeps just that: a few hits instead
 //! of a thousand document ids, whatever the run's size.
+//!
+//! Span labels (SPEC "Span labels") are judged here too, by the rule the
+//! README's "Span labels" section states: a span is credited once, at the
+//! first rank where the chunks ranked so far together cover at least
+//! `span_coverage` of it; a chunk counts as relevant for precision-style
+//! metrics when it carries that share of a span or lies that much inside
+//! one. A query with span labels then has two views of its ranking:
+//! credited labels ([`Ranking::hits`]) and relevant chunks
+//! ([`Ranking::chunks`]). A query without spans has one, and pays nothing.
+
+use std::collections::HashMap;
 
 use crate::gold::{GoldQuery, GoldSet};
+
+/// The default share of a span that retrieved chunks must cover (and of a
+/// chunk that must lie inside a span) for it to count.
+pub const DEFAULT_SPAN_COVERAGE: f64 = 0.5;
 
 /// One labeled document in a ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,24 +38,221 @@ pub struct Hit {
 pub struct Ranking {
     /// Documents retrieved (after dropping repeated ids).
     pub num_ret: u32,
-    /// Labeled documents retrieved, by increasing rank.
+    /// Labels credited, by increasing rank, one per label: a labeled
+    /// document at its rank, a span at the rank where it became covered.
+    /// Several spans credited at one rank come highest grade first.
     pub hits: Vec<Hit>,
+    /// The retrieved chunks that count as relevant (or judged) for
+    /// precision-style metrics, by rank, each with the highest grade it
+    /// matches. `None` when the query has no span labels: each hit is then
+    /// exactly one retrieved document, and `hits` serves both views.
+    pub chunks: Option<Vec<Hit>>,
+}
+
+/// Where a retrieved chunk lies in its source document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located<'a> {
+    pub doc: &'a str,
+    pub start: u64,
+    /// Exclusive.
+    pub end: u64,
+}
+
+/// A ranked result that may bear on a query's labels: the grade of its id
+/// label, if it has one, and its location, if known.
+#[derive(Debug, Clone, Copy)]
+pub struct Touch<'a> {
+    pub rank: u32,
+    pub id_grade: Option<i32>,
+    pub loc: Option<Located<'a>>,
 }
 
 impl Ranking {
-    /// Judges an ordered list of unique ids (rank = position + 1).
-    pub fn from_ordered<'a>(ids: impl IntoIterator<Item = &'a str>, labels: &QueryLabels) -> Ranking {
-        let mut r = Ranking::default();
-        for id in ids {
-            r.num_ret += 1;
-            if let Some(grade) = labels.grade(id.as_bytes()) {
-                r.hits.push(Hit {
-                    rank: r.num_ret,
-                    grade,
+    /// The view precision-style metrics count: relevant chunks.
+    #[inline]
+    pub fn chunk_hits(&self) -> &[Hit] {
+        self.chunks.as_deref().unwrap_or(&self.hits)
+    }
+
+    /// Judges ranked ids with their locations (rank = position + 1). Only a
+    /// query with span labels looks at the locations.
+    pub fn from_located<'a>(
+        items: impl IntoIterator<Item = (&'a str, Option<Located<'a>>)>,
+        labels: &QueryLabels,
+    ) -> Ranking {
+        if labels.spans.is_none() {
+            return Ranking::from_ordered(items.into_iter().map(|(id, _)| id), labels);
+        }
+        let mut touches = Vec::new();
+        let mut num_ret = 0u32;
+        for (id, loc) in items {
+            num_ret += 1;
+            let id_grade = labels.grade(id.as_bytes());
+            let loc = loc.filter(|l| labels.touches(l));
+            if id_grade.is_some() || loc.is_some() {
+                touches.push(Touch {
+                    rank: num_ret,
+                    id_grade,
+                    loc,
                 });
             }
         }
+        Ranking::from_touches(num_ret, &touches, labels)
+    }
+
+    /// Judges the results that bear on the labels, given by increasing
+    /// rank; `num_ret` counts every result. Every other result matches no
+    /// label and covers no span, so it changes no credit.
+    pub fn from_touches(num_ret: u32, touches: &[Touch], labels: &QueryLabels) -> Ranking {
+        let mut hits = Vec::new();
+        let Some(sp) = labels.spans.as_deref() else {
+            for t in touches {
+                if let Some(grade) = t.id_grade {
+                    hits.push(Hit { rank: t.rank, grade });
+                }
+            }
+            return Ranking {
+                num_ret,
+                hits,
+                chunks: None,
+            };
+        };
+        let cov = sp.coverage;
+        let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sp.spans.len()];
+        let mut credited = vec![false; sp.spans.len()];
+        let mut chunks = Vec::new();
+        for t in touches {
+            let mut chunk_grade = t.id_grade;
+            if let Some(grade) = t.id_grade {
+                hits.push(Hit { rank: t.rank, grade });
+            }
+            if let Some(loc) = t.loc {
+                let chunk_len = loc.end.saturating_sub(loc.start);
+                for si in sp.overlapping(&loc) {
+                    let (start, end, grade) = sp.spans[si];
+                    let from = start.max(loc.start);
+                    let to = end.min(loc.end);
+                    let inter = (to - from) as f64;
+                    if inter >= cov * (end - start) as f64 || inter >= cov * chunk_len as f64 {
+                        chunk_grade = Some(chunk_grade.map_or(grade, |g| g.max(grade)));
+                    }
+                    if !credited[si]
+                        && union_len(&mut covered[si], from, to) as f64 >= cov * (end - start) as f64
+                    {
+                        credited[si] = true;
+                        hits.push(Hit { rank: t.rank, grade });
+                    }
+                }
+            }
+            if let Some(grade) = chunk_grade {
+                chunks.push(Hit { rank: t.rank, grade });
+            }
+        }
+        // Credits of one rank, highest grade first: the order nDCG places
+        // them in (see `metrics::graded`).
+        hits.sort_by(|a, b| a.rank.cmp(&b.rank).then(b.grade.cmp(&a.grade)));
+        Ranking {
+            num_ret,
+            hits,
+            chunks: Some(chunks),
+        }
+    }
+
+    /// Judges an ordered list of unique ids (rank = position + 1).
+    pub fn from_ordered<'a>(ids: impl IntoIterator<Item = &'a str>, labels: &QueryLabels) -> Ranking {
+        let mut r = Ranking::default();
+        if labels.spans.is_some() {
+            // Ids alone cannot cover a span; only id labels can match.
+            r.chunks = Some(Vec::new());
+        }
+        for id in ids {
+            r.num_ret += 1;
+            if let Some(grade) = labels.grade(id.as_bytes()) {
+                let hit = Hit {
+                    rank: r.num_ret,
+                    grade,
+                };
+                r.hits.push(hit);
+                if let Some(c) = r.chunks.as_mut() {
+                    c.push(hit);
+                }
+            }
+        }
         r
+    }
+}
+
+/// Adds `[from, to)` to a sorted list of disjoint intervals and returns the
+/// length they cover together. Overlapping chunks are not counted twice.
+fn union_len(list: &mut Vec<(u64, u64)>, from: u64, to: u64) -> u64 {
+    let at = list.partition_point(|&(s, _)| s < from);
+    list.insert(at, (from, to));
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
+    for &(s, e) in list.iter() {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    *list = merged;
+    list.iter().map(|&(s, e)| e - s).sum()
+}
+
+/// The span labels of one query, indexed per document: spans sorted by
+/// start, so the spans a chunk overlaps are found by a binary search and a
+/// short scan, however many spans and chunks there are.
+#[derive(Debug, Clone)]
+pub struct SpanIndex {
+    coverage: f64,
+    /// (start, end, grade) per span, in gold order.
+    spans: Vec<(u64, u64, i32)>,
+    by_doc: HashMap<String, DocSpans>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct DocSpans {
+    /// Span indices sorted by start.
+    order: Vec<u32>,
+    /// The longest span of the document: no span that starts more than
+    /// this before a chunk can reach it.
+    max_len: u64,
+}
+
+impl SpanIndex {
+    fn new(q: &GoldQuery, coverage: f64) -> SpanIndex {
+        let spans: Vec<(u64, u64, i32)> = q.spans.iter().map(|s| (s.start, s.end, s.grade)).collect();
+        let mut by_doc: HashMap<String, DocSpans> = HashMap::new();
+        for (i, s) in q.spans.iter().enumerate() {
+            let d = by_doc.entry(s.doc.clone()).or_default();
+            d.order.push(i as u32);
+            d.max_len = d.max_len.max(s.end.saturating_sub(s.start));
+        }
+        for d in by_doc.values_mut() {
+            d.order.sort_unstable_by_key(|&i| spans[i as usize].0);
+        }
+        SpanIndex {
+            coverage,
+            spans,
+            by_doc,
+        }
+    }
+
+    /// Indices of the spans that share some text with `loc`.
+    fn overlapping<'s>(&'s self, loc: &Located) -> impl Iterator<Item = usize> + 's {
+        let (start, end) = (loc.start, loc.end);
+        let (order, from): (&[u32], usize) = match self.by_doc.get(loc.doc) {
+            Some(d) => {
+                let lowest = start.saturating_sub(d.max_len);
+                let from = d.order.partition_point(|&i| self.spans[i as usize].0 < lowest);
+                (&d.order, from)
+            }
+            None => (&[], 0),
+        };
+        order[from..]
+            .iter()
+            .map(|&i| i as usize)
+            .take_while(move |&i| self.spans[i].0 < end)
+            .filter(move |&i| self.spans[i].1 > start)
     }
 }
 
@@ -57,10 +269,31 @@ pub struct QueryLabels {
     labels: Box<[(u32, u32, i32, u64)]>,
     /// Label index + 1 per slot, 0 when empty; a power of two long.
     table: Box<[u32]>,
+    /// The query's span labels; `None` for the usual query without any.
+    spans: Option<Box<SpanIndex>>,
 }
 
 impl QueryLabels {
     pub fn new(q: &GoldQuery) -> QueryLabels {
+        QueryLabels::with_coverage(q, DEFAULT_SPAN_COVERAGE)
+    }
+
+    /// Whether the query has span labels, so that results need locations.
+    #[inline]
+    pub fn has_spans(&self) -> bool {
+        self.spans.is_some()
+    }
+
+    /// Whether a located chunk shares any text with a span of the query:
+    /// the only chunks span judging needs to see.
+    pub fn touches(&self, loc: &Located) -> bool {
+        self.spans
+            .as_deref()
+            .is_some_and(|sp| sp.overlapping(loc).next().is_some())
+    }
+
+    /// Labels judged at a span coverage in (0, 1].
+    pub fn with_coverage(q: &GoldQuery, coverage: f64) -> QueryLabels {
         let n = q.labels.len();
         let size = if n == 0 { 1 } else { (n * 2).next_power_of_two() };
         let mut arena = Vec::with_capacity(q.labels.iter().map(|l| l.id.len()).sum());
@@ -82,6 +315,7 @@ impl QueryLabels {
             arena: arena.into(),
             labels: labels.into(),
             table: table.into(),
+            spans: (!q.spans.is_empty()).then(|| Box::new(SpanIndex::new(q, coverage))),
         }
     }
 
@@ -134,6 +368,14 @@ pub fn label_index(gold: &GoldSet) -> Vec<QueryLabels> {
     gold.queries.iter().map(QueryLabels::new).collect()
 }
 
+/// [`label_index`] at a span coverage other than the default.
+pub fn label_index_at(gold: &GoldSet, coverage: f64) -> Vec<QueryLabels> {
+    gold.queries
+        .iter()
+        .map(|q| QueryLabels::with_coverage(q, coverage))
+        .collect()
+}
+
 /// What a metric needs to know about the gold side of one query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryContext {
@@ -147,17 +389,8 @@ pub struct QueryContext {
 
 impl QueryContext {
     pub fn new(q: &GoldQuery, relevance_level: i32) -> QueryContext {
-        let num_rel = q
-            .labels
-            .iter()
-            .filter(|l| is_relevant(l.grade, relevance_level))
-            .count() as u32;
-        let mut ideal: Vec<f64> = q
-            .labels
-            .iter()
-            .filter(|l| l.grade > 0)
-            .map(|l| f64::from(l.grade))
-            .collect();
+        let num_rel = q.grades().filter(|&g| is_relevant(g, relevance_level)).count() as u32;
+        let mut ideal: Vec<f64> = q.grades().filter(|&g| g > 0).map(f64::from).collect();
         ideal.sort_by(|a, b| b.total_cmp(a));
         QueryContext {
             num_rel,
@@ -199,6 +432,7 @@ mod tests {
                 id: "q".into(),
                 text: None,
                 stratum: 0,
+                spans: Vec::new(),
                 labels: (0..n)
                     .map(|i| Label {
                         id: format!("doc-{i}"),

@@ -17,7 +17,7 @@
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
-//! | judging | [`judge`], [`gold`] | the gold set and label lookups |
+//! | judging | [`judge`], [`gold`], [`chunks`] | the gold set, label lookups, chunk maps |
 //! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
 //!
 //! Scoring one ranking by hand, with trec_eval's names beside rgate's:
@@ -28,7 +28,7 @@
 //!
 //! // Relevant documents (grade 1) retrieved at ranks 2 and 5 of 10; the
 //! // gold set knows 4 relevant ones.
-//! let ranking = Ranking { num_ret: 10, hits: vec![Hit { rank: 2, grade: 1 }, Hit { rank: 5, grade: 1 }] };
+//! let ranking = Ranking { num_ret: 10, hits: vec![Hit { rank: 2, grade: 1 }, Hit { rank: 5, grade: 1 }], chunks: None };
 //! let ctx = QueryContext { num_rel: 4, ideal: vec![1.0; 4], relevance_level: 1 };
 //! let recall: Metric = "R@5".parse().unwrap();
 //! assert_eq!(recall.name(), "recall@5");
@@ -47,6 +47,7 @@
 //! ```
 
 pub mod baseline;
+pub mod chunks;
 pub mod cli;
 pub mod commands;
 pub mod compare;

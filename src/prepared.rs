@@ -63,6 +63,15 @@ impl Prepared {
         }
     }
 
+    /// Judges span labels at `coverage` instead of the default (a gold set
+    /// without spans is left as it is).
+    pub fn with_span_coverage(mut self, coverage: f64) -> Prepared {
+        if self.gold.has_spans() {
+            self.labels = judge::label_index_at(&self.gold, coverage);
+        }
+        self
+    }
+
     /// Loads the gold set (and TREC strata) and parses the metric names;
     /// no names means the default metrics.
     pub fn load(
@@ -92,6 +101,7 @@ mod tests {
             id: id.into(),
             text: None,
             stratum: 0,
+            spans: Vec::new(),
             labels: vec![Label {
                 id: "d".into(),
                 grade,

@@ -36,6 +36,7 @@ fn gold_of(c: &Case) -> GoldSet {
                 id: format!("q{i}"),
                 text: None,
                 stratum: (i % 2) as u32,
+                spans: Vec::new(),
                 labels: ls
                     .iter()
                     .filter(|(d, _)| seen.insert(*d))
@@ -65,6 +66,7 @@ fn judged(gold: &GoldSet, lines: &[(usize, u32, i32)]) -> run::JudgedRun {
     let opts = RunOptions {
         format: Some(RunFormat::Trec),
         keep_ids: KeepIds::All,
+        chunks: None,
     };
     run::read(f.path(), gold, &labels, &opts).unwrap()
 }
@@ -105,6 +107,7 @@ fn reference_ranking(gold: &GoldSet, q: usize, lines: &[(usize, u32, i32)]) -> R
     let mut r = Ranking {
         num_ret: docs.len() as u32,
         hits: Vec::new(),
+        chunks: None,
     };
     for (i, (d, _)) in docs.iter().enumerate() {
         if let Some(l) = gold.queries[q].labels.iter().find(|l| &l.id == d) {
@@ -233,7 +236,7 @@ proptest! {
                 std::fs::write(&p, content).unwrap();
                 let _ = GoldSet::load(&p, None);
                 for fmt in [None, Some(RunFormat::Trec), Some(RunFormat::Json), Some(RunFormat::Jsonl)] {
-                    let opts = RunOptions { format: fmt, keep_ids: KeepIds::Depth(3) };
+                    let opts = RunOptions { format: fmt, keep_ids: KeepIds::Depth(3), chunks: None };
                     let _ = run::read(&p, &gold, &labels, &opts);
                 }
             }

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 
+use crate::chunks::ChunkMap;
 use crate::cli::{EvalArgs, Global, NamesArg};
 use crate::diag::usage_error;
 use crate::eval::{Scores, Summary};
@@ -41,8 +42,13 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
             ));
         }
     }
+    let chunks = match &args.chunks {
+        Some(p) => Some(std::sync::Arc::new(ChunkMap::load(p)?)),
+        None => None,
+    };
     let opts = RunOptions {
         format: args.gold.run_format.map(Into::into),
+        chunks,
         ..Default::default()
     };
     let judged = run::read(&args.run, &prep.gold, &prep.labels, &opts)?;

@@ -1,10 +1,12 @@
 //! `rgate gate`: every configured retriever against its baseline.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
+use crate::chunks::ChunkMap;
 use crate::cli::{ColorChoice, GateArgs, Global};
 use crate::config::{Config, Retriever};
 use crate::diag::{input_error_hint, name_some, usage_error, Warnings};
@@ -30,12 +32,10 @@ pub struct Evaluated {
 pub fn prepare(config: &Config) -> Result<Prepared> {
     let (gold, warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
     config.check_against_gold(&gold.path, &gold.strata)?;
-    Ok(Prepared::new(
-        gold,
-        warnings,
-        config.metrics.clone(),
-        config.relevance_level,
-    ))
+    Ok(
+        Prepared::new(gold, warnings, config.metrics.clone(), config.relevance_level)
+            .with_span_coverage(config.span_coverage),
+    )
 }
 
 /// Reads the selected retrievers' runs (with `--run NAME=PATH` overrides),
@@ -63,9 +63,16 @@ pub fn evaluate_runs(
         .iter()
         .map(|r| {
             let file = overrides.iter().rev().find(|(n, _)| *n == r.name).map(|(_, p)| p.clone());
+            // Only span labels need a chunk map; a gold set without them
+            // does not pay for reading one.
+            let chunks = match &r.chunks {
+                Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(p)?)),
+                _ => None,
+            };
             let opts = RunOptions {
                 format: r.run_format,
                 keep_ids: keep,
+                chunks,
             };
             let judged = match (file, &r.command) {
                 (Some(path), _) => run::read(&path, &prep.gold, &prep.labels, &opts)?,

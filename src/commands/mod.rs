@@ -28,6 +28,7 @@ pub fn prepare(args: &GoldArgs) -> Result<Prepared> {
         &args.metrics,
         args.relevance_level.unwrap_or(1),
     )
+    .map(|p| p.with_span_coverage(args.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE)))
 }
 
 /// The report formats a command can produce. Anything else is refused before

@@ -47,6 +47,7 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
     let opts = RunOptions {
         format: None,
         keep_ids: KeepIds::Depth(inp.depth),
+        chunks: None,
     };
     let mut pooled: Vec<Vec<String>> = vec![Vec::new(); queries.len()];
     let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];

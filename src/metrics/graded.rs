@@ -3,14 +3,35 @@
 //! every positive grade of the query sorted descending, whatever the
 //! relevance level. Sums run rank by rank in the same order as trec_eval's,
 //! so the printed decimals agree.
+//!
+//! With span labels a gain sits where its span is credited. The ideal
+//! ranking places one label per rank, but one chunk can credit two spans
+//! at once; so the j-th credited span of positive grade counts at rank
+//! max(r, j) (spans of one rank highest grade first), and a cutoff k keeps
+//! those whose counted rank is within k. Since max(r, j) >= j, no ranking
+//! beats the ideal (nDCG <= 1); without spans every j-th hit already sits
+//! at rank >= j, so nothing changes.
 
 use crate::judge::{QueryContext, Ranking};
 
 pub fn ndcg(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     let mut dcg = 0.0;
-    for h in r.hits.iter().take_while(|h| h.rank <= k) {
-        if h.grade > 0 {
-            dcg += f64::from(h.grade) / f64::from(h.rank + 1).log2();
+    if r.chunks.is_some() {
+        let mut j = 0u32;
+        for h in r.hits.iter().take_while(|h| h.rank <= k) {
+            if h.grade > 0 {
+                j += 1;
+                let at = h.rank.max(j);
+                if at <= k {
+                    dcg += f64::from(h.grade) / f64::from(at.saturating_add(1)).log2();
+                }
+            }
+        }
+    } else {
+        for h in r.hits.iter().take_while(|h| h.rank <= k) {
+            if h.grade > 0 {
+                dcg += f64::from(h.grade) / f64::from(h.rank + 1).log2();
+            }
         }
     }
     let mut ideal = 0.0;
@@ -33,6 +54,7 @@ mod tests {
         Ranking {
             num_ret: 10,
             hits: hits.iter().map(|&(rank, grade)| Hit { rank, grade }).collect(),
+            chunks: None,
         }
     }
 

@@ -1,6 +1,11 @@
 //! Metrics that depend on the positions of relevant documents: reciprocal
 //! rank, average precision and R-precision (trec_eval's `recip_rank`, `map`,
 //! `map_cut.k`, `Rprec`).
+//!
+//! With span labels, reciprocal rank and the terms of average precision sit
+//! at the ranks where labels are credited ([`Ranking::hits`]); the
+//! precision inside average precision, and R-precision, count relevant
+//! chunks ([`Ranking::chunk_hits`]), as precision@k does.
 
 use crate::judge::{QueryContext, Ranking};
 
@@ -20,6 +25,9 @@ pub fn average_precision(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     if q.num_rel == 0 {
         return 0.0;
     }
+    if let Some(chunks) = r.chunks.as_deref() {
+        return span_average_precision(r, chunks, q, k);
+    }
     let mut rel_so_far = 0u32;
     let mut sum = 0.0;
     for h in r.hits.iter().take_while(|h| h.rank <= k) {
@@ -34,13 +42,42 @@ pub fn average_precision(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     sum / f64::from(q.num_rel)
 }
 
+/// Average precision with span labels: each relevant label credited within
+/// `k` adds precision@r (relevant chunks in the top r, over r) at the rank r
+/// where it was credited. Each term is at most 1 and there are at most
+/// `num_rel` of them, so the value stays in [0, 1] even when one chunk
+/// credits several spans; without spans it is the sum above, term by term.
+fn span_average_precision(r: &Ranking, chunks: &[crate::judge::Hit], q: &QueryContext, k: u32) -> f64 {
+    let mut rel_chunks = 0u32;
+    let mut next = 0usize;
+    let mut any = false;
+    let mut sum = 0.0;
+    for h in r.hits.iter().take_while(|h| h.rank <= k) {
+        if !q.relevant(h.grade) {
+            continue;
+        }
+        while next < chunks.len() && chunks[next].rank <= h.rank {
+            if q.relevant(chunks[next].grade) {
+                rel_chunks += 1;
+            }
+            next += 1;
+        }
+        any = true;
+        sum += f64::from(rel_chunks) / f64::from(h.rank);
+    }
+    if !any {
+        return 0.0;
+    }
+    sum / f64::from(q.num_rel)
+}
+
 /// Precision at rank R, R = number of relevant labels.
 pub fn r_precision(r: &Ranking, q: &QueryContext) -> f64 {
     if q.num_rel == 0 {
         return 0.0;
     }
     let found = r
-        .hits
+        .chunk_hits()
         .iter()
         .take_while(|h| h.rank <= q.num_rel)
         .filter(|h| q.relevant(h.grade))
@@ -57,6 +94,7 @@ mod tests {
         Ranking {
             num_ret: 100,
             hits: hits.iter().map(|&(rank, grade)| Hit { rank, grade }).collect(),
+            chunks: None,
         }
     }
 

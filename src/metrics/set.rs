@@ -1,12 +1,16 @@
 //! Metrics that count labeled documents in the top k: recall, precision,
 //! hit rate (trec_eval's `recall.k`, `P.k`, `success.k`) and judged@k
 //! (ir_measures' `Judged@k`).
+//!
+//! Recall and hit rate count credited labels ([`Ranking::hits`]: a span
+//! once covered); precision and judged@k count retrieved chunks
+//! ([`Ranking::chunk_hits`]). The two are the same list unless the query
+//! has span labels.
 
-use crate::judge::{QueryContext, Ranking};
+use crate::judge::{Hit, QueryContext, Ranking};
 
-fn relevant_within(r: &Ranking, q: &QueryContext, k: u32) -> u32 {
-    r.hits
-        .iter()
+fn relevant_within(hits: &[Hit], q: &QueryContext, k: u32) -> u32 {
+    hits.iter()
         .take_while(|h| h.rank <= k)
         .filter(|h| q.relevant(h.grade))
         .count() as u32
@@ -18,13 +22,13 @@ pub fn recall(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     if q.num_rel == 0 {
         return 0.0;
     }
-    f64::from(relevant_within(r, q, k)) / f64::from(q.num_rel)
+    f64::from(relevant_within(&r.hits, q, k)) / f64::from(q.num_rel)
 }
 
 /// Relevant in the top k over k, even when fewer than k were retrieved
 /// (trec_eval's `P.k`: a short ranking is not rewarded).
 pub fn precision(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
-    f64::from(relevant_within(r, q, k)) / f64::from(k)
+    f64::from(relevant_within(r.chunk_hits(), q, k)) / f64::from(k)
 }
 
 pub fn hit_rate(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
@@ -51,7 +55,7 @@ pub fn judged(r: &Ranking, k: u32) -> f64 {
         return 0.0;
     }
     let judged = r
-        .hits
+        .chunk_hits()
         .iter()
         .take_while(|h| h.rank <= k)
         .filter(|h| h.grade >= 0)
@@ -62,7 +66,6 @@ pub fn judged(r: &Ranking, k: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::Hit;
 
     fn ctx(num_rel: u32) -> QueryContext {
         QueryContext {
@@ -76,6 +79,7 @@ mod tests {
         Ranking {
             num_ret,
             hits: hits.iter().map(|&(rank, grade)| Hit { rank, grade }).collect(),
+            chunks: None,
         }
     }
 

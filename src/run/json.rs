@@ -1,8 +1,9 @@
 //! JSON and JSONL runs. The list order is the ranking; a `{docid: score}`
 //! object (pytrec_eval's and ranx's run dict) is ranked by trec_eval's rule
 //! instead. Result items may be ids or objects with an id (and `score`,
-//! and, later, span locations): unknown keys in a result object are left
-//! alone so retrievers can attach what they like.
+//! and its location, `doc`, `start`, `end`, for gold sets with span
+//! labels): unknown keys in a result object are left alone so retrievers
+//! can attach what they like.
 //!
 //! Other tools' spellings are read as they are written, where the meaning
 //! is unambiguous: the query id as `query_id` or `qid`; the ranking as
@@ -19,22 +20,26 @@ use anyhow::Result;
 use serde_json::{Map, Value};
 
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
+use crate::chunks::ChunkMap;
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, strip_bom};
 use crate::gold::GoldSet;
-use crate::judge::{QueryLabels, Ranking};
+use crate::judge::{Located, QueryLabels, Ranking};
 
+/// Reads and judges a JSON or JSONL run; also returns how many results
+/// carried a location of their own.
 pub fn read(
     path: &Path,
     format: RunFormat,
     gold: &GoldSet,
     labels: &[QueryLabels],
     keep: KeepIds,
-) -> Result<JudgedRun> {
+    chunks: Option<&ChunkMap>,
+) -> Result<(JudgedRun, usize)> {
     let raw = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
     let bytes = strip_bom(&raw);
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
-    let mut acc = Acc::new(path, gold, labels, keep);
+    let mut acc = Acc::new(path, gold, labels, keep, chunks);
     match format {
         RunFormat::Jsonl => read_lines(path, text, &mut acc)?,
         _ => {
@@ -60,7 +65,8 @@ pub fn read(
             }
         }
     }
-    Ok(acc.finish(format))
+    let located = acc.located;
+    Ok((acc.finish(format), located))
 }
 
 /// Spellings of a query's id in a JSONL line, in the order they are tried.
@@ -192,7 +198,7 @@ fn read_lines(path: &Path, text: &str, acc: &mut Acc) -> Result<()> {
     }
     for (qid, mut docs) in scored {
         sort_trec(&mut docs);
-        acc.ranked(&qid, docs.iter().map(|(d, _)| d.as_str()).collect());
+        acc.ranked(&qid, docs.iter().map(|(d, _)| (d.as_str(), None)).collect());
     }
     Ok(())
 }
@@ -235,7 +241,10 @@ struct Acc<'a> {
     path: &'a Path,
     gold: &'a GoldSet,
     labels: &'a [QueryLabels],
+    chunks: Option<&'a ChunkMap>,
     depth: Option<usize>,
+    /// Results that carried their own location.
+    located: usize,
     rankings: Vec<Ranking>,
     present: Vec<bool>,
     ids: Vec<Vec<String>>,
@@ -243,13 +252,21 @@ struct Acc<'a> {
 }
 
 impl<'a> Acc<'a> {
-    fn new(path: &'a Path, gold: &'a GoldSet, labels: &'a [QueryLabels], keep: KeepIds) -> Self {
+    fn new(
+        path: &'a Path,
+        gold: &'a GoldSet,
+        labels: &'a [QueryLabels],
+        keep: KeepIds,
+        chunks: Option<&'a ChunkMap>,
+    ) -> Self {
         let depth = keep_depth(keep);
         Acc {
             path,
             gold,
             labels,
+            chunks,
             depth,
+            located: 0,
             rankings: vec![Ranking::default(); gold.len()],
             present: vec![false; gold.len()],
             ids: if depth.is_some() {
@@ -266,9 +283,13 @@ impl<'a> Acc<'a> {
             Value::Array(items) => items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| self.item_id(qid, i, item, line))
-                .collect::<Result<Vec<&str>>>()?,
-            Value::Object(scores) => self.by_score(qid, scores, line)?,
+                .map(|(i, item)| self.item(qid, i, item, line))
+                .collect::<Result<Vec<(&str, Option<Located>)>>>()?,
+            Value::Object(scores) => self
+                .by_score(qid, scores, line)?
+                .into_iter()
+                .map(|d| (d, None))
+                .collect(),
             _ => {
                 return Err(input_error_hint(
                     self.path,
@@ -283,7 +304,8 @@ impl<'a> Acc<'a> {
     }
 
     /// Judges one query's ranked ids (repeats dropped, first counts).
-    fn ranked(&mut self, qid: &str, ordered: Vec<&str>) {
+    fn ranked(&mut self, qid: &str, ordered: Vec<(&str, Option<Located>)>) {
+        self.located += ordered.iter().filter(|(_, l)| l.is_some()).count();
         let Some(q) = self.gold.position(qid) else {
             self.tally.extra_queries += 1;
             return;
@@ -291,9 +313,9 @@ impl<'a> Acc<'a> {
         let mut seen: HashSet<&str> = HashSet::with_capacity(ordered.len());
         let mut unique = Vec::with_capacity(ordered.len());
         let mut dropped = 0;
-        for id in ordered {
-            if seen.insert(id) {
-                unique.push(id);
+        for item in ordered {
+            if seen.insert(item.0) {
+                unique.push(item);
             } else {
                 dropped += 1;
             }
@@ -302,14 +324,39 @@ impl<'a> Acc<'a> {
             self.tally.duplicate_ids += dropped;
             self.tally.duplicate_queries.push(q);
         }
-        self.rankings[q] = Ranking::from_ordered(unique.iter().copied(), &self.labels[q]);
+        let labels = &self.labels[q];
+        self.rankings[q] = if labels.has_spans() {
+            let chunks = self.chunks;
+            let mut unlocated = 0;
+            let r = Ranking::from_located(
+                unique.iter().map(|&(id, loc)| {
+                    let loc = loc.or_else(|| chunks.and_then(|c| c.get(id)));
+                    if loc.is_none() {
+                        unlocated += 1;
+                    }
+                    (id, loc)
+                }),
+                labels,
+            );
+            self.tally.unlocated += unlocated;
+            r
+        } else {
+            Ranking::from_ordered(unique.iter().map(|&(id, _)| id), labels)
+        };
         self.present[q] = true;
         if let Some(d) = self.depth {
-            self.ids[q] = unique.iter().take(d).map(|s| s.to_string()).collect();
+            self.ids[q] = unique.iter().take(d).map(|(s, _)| s.to_string()).collect();
         }
     }
 
-    fn item_id<'v>(&self, qid: &str, i: usize, item: &'v Value, line: Option<usize>) -> Result<&'v str> {
+    /// A result: its id, and its location when it carries one.
+    fn item<'v>(
+        &self,
+        qid: &str,
+        i: usize,
+        item: &'v Value,
+        line: Option<usize>,
+    ) -> Result<(&'v str, Option<Located<'v>>)> {
         let bad = |what: &str| {
             input_error_hint(
                 self.path,
@@ -319,7 +366,7 @@ impl<'a> Acc<'a> {
             )
         };
         match item {
-            Value::String(s) => Ok(s),
+            Value::String(s) => Ok((s, None)),
             Value::Object(o) => {
                 let id = match pick(o, &DOC_KEYS).map_err(|e| bad(&e))? {
                     Some((_, Value::String(s))) => s.as_str(),
@@ -331,7 +378,26 @@ impl<'a> Acc<'a> {
                     Some(Value::Number(n)) if n.as_f64().is_some_and(f64::is_finite) => {}
                     Some(_) => return Err(bad("`score` must be a finite number")),
                 }
-                Ok(id)
+                let loc = match (o.get("doc"), o.get("start"), o.get("end")) {
+                    (None, None, None) => None,
+                    (Some(Value::String(doc)), Some(start), Some(end)) if !doc.is_empty() => {
+                        let offset = |v: &Value, key: &str| {
+                            v.as_u64()
+                                .ok_or_else(|| bad(&format!("`{key}` must be an integer offset, 0 or more")))
+                        };
+                        let (start, end) = (offset(start, "start")?, offset(end, "end")?);
+                        if start >= end {
+                            return Err(bad(&format!(
+                                "start {start} and end {end}: end is exclusive and must be greater than start"
+                            )));
+                        }
+                        Some(Located { doc, start, end })
+                    }
+                    (Some(Value::String(_)), Some(_), Some(_)) => return Err(bad("`doc` is empty")),
+                    (Some(_), Some(_), Some(_)) => return Err(bad("`doc` must be a string")),
+                    _ => return Err(bad("a location needs all of `doc`, `start` and `end`")),
+                };
+                Ok((id, loc))
             }
             _ => Err(bad("expected an id or an object")),
         }

@@ -17,9 +17,11 @@ pub mod trec;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
+use crate::chunks::ChunkMap;
 use crate::diag::{input_error_hint, name_some, Warnings};
 use crate::gold::GoldSet;
 use crate::judge::{QueryLabels, Ranking};
@@ -56,6 +58,9 @@ pub enum KeepIds {
 pub struct RunOptions {
     pub format: Option<RunFormat>,
     pub keep_ids: KeepIds,
+    /// Where the run's chunk ids lie, for gold sets with span labels.
+    /// Results that carry their own location do not need it.
+    pub chunks: Option<Arc<ChunkMap>>,
 }
 
 /// A run judged against a gold set, query by query in gold order.
@@ -77,6 +82,9 @@ pub(crate) struct Tally {
     pub extra_queries: usize,
     pub duplicate_ids: usize,
     pub duplicate_queries: Vec<usize>,
+    /// Results of queries with span labels whose location is unknown (no
+    /// location of their own, and not in the chunk map).
+    pub unlocated: usize,
 }
 
 impl JudgedRun {
@@ -146,6 +154,16 @@ impl JudgedRun {
                 name_some(&names, 5)
             ));
         }
+        if tally.unlocated > 0 {
+            warnings.push(format!(
+                "{}: {} result{} of queries with span labels {} no location (none given, and not in the chunk map); {} match chunk-id labels only",
+                path.display(),
+                tally.unlocated,
+                if tally.unlocated == 1 { "" } else { "s" },
+                if tally.unlocated == 1 { "has" } else { "have" },
+                if tally.unlocated == 1 { "it can" } else { "they can" },
+            ));
+        }
         JudgedRun {
             path: path.to_path_buf(),
             format,
@@ -210,10 +228,41 @@ pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], opts: &RunOptio
         ));
     }
     let format = opts.format.unwrap_or_else(|| detect_format(path, &head));
-    match format {
-        RunFormat::Trec => trec::read(path, gold, labels, opts.keep_ids),
-        RunFormat::Json | RunFormat::Jsonl => json::read(path, format, gold, labels, opts.keep_ids),
+    let chunks = opts.chunks.as_deref();
+    let judged = match format {
+        RunFormat::Trec => {
+            if chunks.is_none() {
+                no_locations(path, gold)?;
+            }
+            trec::read(path, gold, labels, opts.keep_ids, chunks)?
+        }
+        RunFormat::Json | RunFormat::Jsonl => {
+            let (judged, located) = json::read(path, format, gold, labels, opts.keep_ids, chunks)?;
+            if chunks.is_none() && located == 0 {
+                no_locations(path, gold)?;
+            }
+            judged
+        }
+    };
+    Ok(judged)
+}
+
+/// A gold set with span labels and a run that locates none of its results
+/// (no locations, no chunk map): every span would score 0, which is a
+/// broken setup rather than a result.
+fn no_locations(path: &Path, gold: &GoldSet) -> Result<()> {
+    if !gold.has_spans() {
+        return Ok(());
     }
+    Err(input_error_hint(
+        path,
+        None,
+        format!(
+            "{} has span labels, but this run's results carry no location and no chunk map was given",
+            gold.path.display()
+        ),
+        "pass the chunking's map with --chunks FILE (`chunks:` for a configured retriever), or write results as {\"id\", \"doc\", \"start\", \"end\", \"score\"}",
+    ))
 }
 
 fn read_up_to(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {

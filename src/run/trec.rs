@@ -19,12 +19,16 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
+use crate::chunks::ChunkMap;
 use crate::diag::{excerpt_bytes, input_error, input_error_hint, BOM};
 use crate::gold::GoldSet;
-use crate::judge::{doc_hash, Hit, QueryLabels, Ranking};
+use crate::judge::{doc_hash, Hit, QueryLabels, Ranking, Touch};
 
 /// Grade of an entry with no label.
 const UNLABELED: i32 = i32::MIN;
+/// Grade of an entry with no id label whose chunk overlaps a span label of
+/// its query: ranked like a labeled entry, judged by its location.
+const TOUCHES_SPAN: i32 = i32::MIN + 1;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -128,7 +132,13 @@ impl QueryBuf {
     }
 
     /// Ranks of the labeled entries, and the top `depth` ids if asked.
-    fn judge(&self, depth: Option<usize>) -> (Ranking, Option<Vec<String>>) {
+    /// `spans`: the query's labels and the run's chunk map, when the query
+    /// has span labels.
+    fn judge(
+        &self,
+        depth: Option<usize>,
+        spans: Option<(&QueryLabels, &ChunkMap)>,
+    ) -> (Ranking, Option<Vec<String>>) {
         let mut labeled: Vec<Entry> = self
             .entries
             .iter()
@@ -154,9 +164,24 @@ impl QueryBuf {
                 grade: l.grade,
             });
         }
-        let ranking = Ranking {
-            num_ret: self.entries.len() as u32,
-            hits,
+        let ranking = match spans {
+            None => Ranking {
+                num_ret: self.entries.len() as u32,
+                hits,
+                chunks: None,
+            },
+            Some((labels, chunks)) => {
+                let touches: Vec<Touch> = labeled
+                    .iter()
+                    .zip(&hits)
+                    .map(|(l, h)| Touch {
+                        rank: h.rank,
+                        id_grade: (l.grade != TOUCHES_SPAN).then_some(l.grade),
+                        loc: chunks.get_bytes(self.doc(l)),
+                    })
+                    .collect();
+                Ranking::from_touches(self.entries.len() as u32, &touches, labels)
+            }
         };
         let ids = depth.map(|d| {
             let mut idx: Vec<usize> = (0..self.entries.len()).collect();
@@ -201,6 +226,8 @@ struct Reader<'a> {
     path: &'a Path,
     gold: &'a GoldSet,
     labels: &'a [QueryLabels],
+    /// The chunk map, when the gold set has span labels.
+    chunks: Option<&'a ChunkMap>,
     depth: Option<usize>,
     /// Streaming (grouped) or keeping every query to the end.
     keep_all: bool,
@@ -220,17 +247,26 @@ struct Reader<'a> {
 /// than it saves.
 const PARALLEL_MIN_BYTES: u64 = 8 << 20;
 
-pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], keep: KeepIds) -> Result<JudgedRun> {
+/// Reads and judges a TREC run; `chunks` locates its ids for gold sets
+/// with span labels.
+pub fn read(
+    path: &Path,
+    gold: &GoldSet,
+    labels: &[QueryLabels],
+    keep: KeepIds,
+    chunks: Option<&ChunkMap>,
+) -> Result<JudgedRun> {
+    let chunks = chunks.filter(|_| gold.has_spans());
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let threads = rayon::current_num_threads();
     if len >= PARALLEL_MIN_BYTES && threads > 1 {
-        if let Some(p) = read_parallel(path, gold, labels, keep, len, threads)? {
+        if let Some(p) = read_parallel(path, gold, labels, keep, chunks, len, threads)? {
             return Ok(p.finish(path, gold));
         }
     }
-    let p = match read_range(path, gold, labels, keep, false, None)? {
+    let p = match read_range(path, gold, labels, keep, chunks, false, None)? {
         Ok(p) => p,
-        Err(Ungrouped) => match read_range(path, gold, labels, keep, true, None)? {
+        Err(Ungrouped) => match read_range(path, gold, labels, keep, chunks, true, None)? {
             Ok(p) => p,
             Err(Ungrouped) => unreachable!("keep-all mode never reports ungrouped input"),
         },
@@ -270,6 +306,7 @@ fn read_parallel(
     gold: &GoldSet,
     labels: &[QueryLabels],
     keep: KeepIds,
+    chunks: Option<&ChunkMap>,
     len: u64,
     parts: usize,
 ) -> Result<Option<Partial>> {
@@ -287,10 +324,12 @@ fn read_parallel(
         use rayon::prelude::*;
         ranges
             .par_iter()
-            .map(|&r| match read_range(path, gold, labels, keep, false, Some(r)) {
-                Ok(Ok(p)) => Some(p),
-                _ => None,
-            })
+            .map(
+                |&r| match read_range(path, gold, labels, keep, chunks, false, Some(r)) {
+                    Ok(Ok(p)) => Some(p),
+                    _ => None,
+                },
+            )
             .collect()
     };
     let mut merged: Option<Partial> = None;
@@ -313,6 +352,7 @@ fn read_parallel(
                 }
                 m.tally.duplicate_ids += part.tally.duplicate_ids;
                 m.tally.duplicate_queries.extend(part.tally.duplicate_queries);
+                m.tally.unlocated += part.tally.unlocated;
                 m.extra.extend(part.extra);
                 m
             }
@@ -365,6 +405,7 @@ fn read_range(
     gold: &GoldSet,
     labels: &[QueryLabels],
     keep: KeepIds,
+    chunks: Option<&ChunkMap>,
     keep_all: bool,
     range: Option<(u64, u64)>,
 ) -> Result<std::result::Result<Partial, Ungrouped>> {
@@ -385,6 +426,7 @@ fn read_range(
         path,
         gold,
         labels,
+        chunks,
         depth,
         keep_all,
         rankings: vec![Ranking::default(); n],
@@ -555,7 +597,16 @@ impl Reader<'_> {
         }
         if let Target::Gold(q) = self.target {
             let h = doc_hash(doc);
-            let grade = self.labels[q].grade_hashed(doc, h).unwrap_or(UNLABELED);
+            let mut grade = self.labels[q].grade_hashed(doc, h).unwrap_or(UNLABELED);
+            if let Some(chunks) = self.chunks {
+                if grade == UNLABELED && self.labels[q].has_spans() {
+                    match chunks.get_bytes(doc) {
+                        Some(loc) if self.labels[q].touches(&loc) => grade = TOUCHES_SPAN,
+                        Some(_) => {}
+                        None => self.tally.unlocated += 1,
+                    }
+                }
+            }
             if self.keep_all {
                 self.bufs[q].push(doc, h, score, grade);
             } else {
@@ -628,7 +679,11 @@ impl Reader<'_> {
             self.tally.duplicate_ids += dropped;
             self.tally.duplicate_queries.push(q);
         }
-        let (ranking, ids) = b.judge(self.depth);
+        let spans = self
+            .chunks
+            .filter(|_| self.labels[q].has_spans())
+            .map(|c| (&self.labels[q], c));
+        let (ranking, ids) = b.judge(self.depth, spans);
         self.rankings[q] = ranking;
         if let Some(ids) = ids {
             self.ids[q] = ids;
@@ -713,7 +768,7 @@ mod tests {
     fn ties_break_by_docid_descending() {
         // Same score: "b" ranks before "a"; "z" has the highest score.
         let b = buf(&[("a", 1.0, 1), ("b", 1.0, UNLABELED), ("z", 2.0, 2)]);
-        let (r, ids) = b.judge(Some(10));
+        let (r, ids) = b.judge(Some(10), None);
         assert_eq!(ids.unwrap(), ["z", "b", "a"]);
         assert_eq!(r.num_ret, 3);
         assert_eq!(r.hits, vec![Hit { rank: 1, grade: 2 }, Hit { rank: 3, grade: 1 }]);
@@ -733,7 +788,7 @@ mod tests {
         for (d, s, g) in &entries {
             b.push(d.as_bytes(), doc_hash(d.as_bytes()), *s, *g);
         }
-        let (r, ids) = b.judge(Some(5));
+        let (r, ids) = b.judge(Some(5), None);
         let ranks: Vec<u32> = r.hits.iter().map(|h| h.rank).collect();
         assert_eq!(ranks, [4, 11, 18, 25, 32, 39, 46]);
         assert_eq!(ids.unwrap(), ["d00", "d01", "d02", "d03", "d04"]);
@@ -744,7 +799,7 @@ mod tests {
         let mut b = buf(&[("a", 1.0, 1), ("x", 5.0, UNLABELED), ("a", 3.0, 1), ("a", 0.5, 1)]);
         let mut t = Vec::new();
         assert_eq!(b.dedupe(&mut t), 2);
-        let (r, _) = b.judge(None);
+        let (r, _) = b.judge(None, None);
         assert_eq!(r.num_ret, 2);
         assert_eq!(r.hits, vec![Hit { rank: 2, grade: 1 }]);
     }
@@ -810,6 +865,7 @@ mod tests {
                 id: format!("q{q:05}"),
                 text: None,
                 stratum: 0,
+                spans: Vec::new(),
                 labels: vec![
                     Label {
                         id: format!("d{q}-{}", q % DEPTH),
@@ -832,10 +888,10 @@ mod tests {
         let gold = GoldSet::from_parts(&path, GoldFormat::Qrels, queries, vec!["s".into()]).unwrap();
         let labels = crate::judge::label_index(&gold);
         let keep = KeepIds::Depth(2);
-        let par = read_parallel(&path, &gold, &labels, keep, len, 4)
+        let par = read_parallel(&path, &gold, &labels, keep, None, len, 4)
             .unwrap()
             .expect("a grouped file splits");
-        let Ok(ser) = read_range(&path, &gold, &labels, keep, false, None).unwrap() else {
+        let Ok(ser) = read_range(&path, &gold, &labels, keep, None, false, None).unwrap() else {
             panic!("a grouped file streams");
         };
         let (par_ids, ser_ids) = (par.ids.unwrap(), ser.ids.unwrap());
@@ -846,6 +902,7 @@ mod tests {
                     rank: (q % DEPTH) as u32 + 1,
                     grade: 1 + (q % 3) as i32,
                 }],
+                chunks: None,
             };
             assert_eq!(par.rankings[q], want, "parallel, query {q}");
             assert_eq!(ser.rankings[q], want, "serial, query {q}");

@@ -49,6 +49,7 @@ pub fn world(sizes: &[usize], seed: u64) -> World {
                 id: format!("q{s}-{i:04}"),
                 text: None,
                 stratum: s as u32,
+                spans: Vec::new(),
                 labels: vec![Label {
                     id: format!("d{s}-{i}"),
                     grade: 1,

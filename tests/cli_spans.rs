@@ -1,0 +1,155 @@
+//! Span labels end to end: `eval --chunks`, located results, the coverage
+//! setting, and the errors a broken setup gets. The fixture
+//! (`fixtures/spans/`) is one small corpus under two chunkings: A cuts
+//! auth.md and keys.md into 200-character chunks, B into 100-character
+//! ones. Values by hand, per query (recall@1):
+//!
+//! | query | span(s) | run A, top chunk | A | run B, top chunk | B |
+//! |---|---|---|---|---|---|
+//! | q1 | auth [250,350) | auth#1 [200,400): all of it | 1 | [200,300): half | 1 |
+//! | q2 | auth [150,250) | auth#0 [0,200): half | 1 | [300,400): none (rank 2 [0,100): none) | 0 |
+//! | q3 | keys [420,580) | keys#2 [400,600): all | 1 | [400,500): 80 of 160 | 1 |
+//! | q4 | keys [100,300), auth [900,1000) | keys#0 [0,200): half of one | 0.5 | [100,200): half of one | 0.5 |
+//!
+//! Means: A 0.875, B 0.625. precision@1: every top chunk of A carries at
+//! least half a span (1.0); B's top chunk of q2 touches none (0.75).
+
+mod common;
+
+use common::{fixture, rgate, run};
+
+fn eval(extra: &[&str]) -> common::Out {
+    let mut c = rgate();
+    c.arg("eval")
+        .arg("--gold")
+        .arg(fixture("spans/gold.yaml"))
+        .args(extra);
+    run(c)
+}
+
+fn csv(extra: &[&str]) -> String {
+    let mut args = vec!["--format", "csv", "-m", "recall@1,recall@2,precision@1"];
+    args.extend_from_slice(extra);
+    let o = eval(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stderr, "");
+    o.stdout
+}
+
+#[test]
+fn eval_through_each_chunking_map() {
+    let a = fixture("spans/run_a.trec");
+    let chunks_a = fixture("spans/chunks_a.jsonl");
+    assert_eq!(
+        csv(&[
+            "--run",
+            a.to_str().unwrap(),
+            "--chunks",
+            chunks_a.to_str().unwrap()
+        ]),
+        "scope,n,recall@1,recall@2,precision@1\nall,4,0.8750,0.8750,1.0000\n"
+    );
+    let b = fixture("spans/run_b.jsonl");
+    let chunks_b = fixture("spans/chunks_b.jsonl");
+    assert_eq!(
+        csv(&[
+            "--run",
+            b.to_str().unwrap(),
+            "--chunks",
+            chunks_b.to_str().unwrap()
+        ]),
+        "scope,n,recall@1,recall@2,precision@1\nall,4,0.6250,0.6250,0.7500\n"
+    );
+    // The same run with each result carrying its location needs no map.
+    let located = fixture("spans/run_b_located.jsonl");
+    assert_eq!(
+        csv(&["--run", located.to_str().unwrap()]),
+        "scope,n,recall@1,recall@2,precision@1\nall,4,0.6250,0.6250,0.7500\n"
+    );
+}
+
+#[test]
+fn span_coverage_flag() {
+    // At 0.6, half a span is not enough: q2 and q4 of run A score 0.
+    let a = fixture("spans/run_a.trec");
+    let chunks_a = fixture("spans/chunks_a.jsonl");
+    let out = csv(&[
+        "--run",
+        a.to_str().unwrap(),
+        "--chunks",
+        chunks_a.to_str().unwrap(),
+        "--span-coverage",
+        "0.6",
+    ]);
+    assert_eq!(
+        out,
+        "scope,n,recall@1,recall@2,precision@1\nall,4,0.5000,0.5000,0.5000\n"
+    );
+    for bad in ["0", "1.5", "x"] {
+        let o = eval(&["--run", a.to_str().unwrap(), "--span-coverage", bad]);
+        assert_eq!(o.code, 2, "{bad}: {}", o.stderr);
+        assert!(o.stderr.contains("--span-coverage"), "{}", o.stderr);
+    }
+}
+
+#[test]
+fn a_run_that_locates_nothing_is_an_error() {
+    let a = fixture("spans/run_a.trec");
+    let o = eval(&["--run", a.to_str().unwrap()]);
+    assert_eq!(o.code, 2);
+    assert_eq!(o.stdout, "");
+    assert!(
+        o.stderr
+            .contains("has span labels, but this run's results carry no location and no chunk map was given"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("hint: pass the chunking's map with --chunks FILE"),
+        "{}",
+        o.stderr
+    );
+    // The wrong chunking's map locates none of the ids: every result is
+    // named in one warning, and the spans score 0.
+    let wrong = fixture("spans/chunks_b.jsonl");
+    let o = eval(&[
+        "--run",
+        a.to_str().unwrap(),
+        "--chunks",
+        wrong.to_str().unwrap(),
+        "--format",
+        "csv",
+        "-m",
+        "recall@2",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "scope,n,recall@2\nall,4,0.0000\n");
+    assert!(
+        o.stderr
+            .contains("8 results of queries with span labels have no location"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_bad_chunk_map_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("chunks.jsonl");
+    std::fs::write(
+        &map,
+        "{\"id\": \"auth#0\", \"doc\": \"auth.md\", \"start\": 0, \"end\": 200}\n{\"id\": \"auth#1\", \"doc\": \"auth.md\", \"start\": 300, \"end\": 200}\n",
+    )
+    .unwrap();
+    let a = fixture("spans/run_a.trec");
+    let o = eval(&["--run", a.to_str().unwrap(), "--chunks", map.to_str().unwrap()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("chunks.jsonl:2: chunk `auth#1` has start 300 and end 200"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+}
