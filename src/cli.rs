@@ -224,6 +224,11 @@ pub struct CompareArgs {
     /// How strata weigh in the overall mean
     #[arg(long, value_enum, default_value_t = WeightingArg::Micro)]
     pub weighting: WeightingArg,
+    /// Chunk map of a run's chunking, for gold sets with span labels:
+    /// NAME=PATH for the run named NAME; a bare PATH once for every run, or
+    /// once per run in the runs' order
+    #[arg(long = "chunks", value_name = "[NAME=]PATH")]
+    pub chunks: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -153,3 +153,129 @@ fn a_bad_chunk_map_names_its_line() {
     );
     assert!(o.stderr.contains("hint:"), "{}", o.stderr);
 }
+
+fn compare(args: &[&str]) -> common::Out {
+    let mut c = rgate();
+    c.arg("compare")
+        .arg("--gold")
+        .arg(fixture("spans/gold.yaml"))
+        .args(args);
+    run(c)
+}
+
+fn f(rel: &str) -> String {
+    fixture(rel).to_str().unwrap().to_string()
+}
+
+#[test]
+fn compare_two_chunkings_pairs_by_query() {
+    // The 200-character chunking (A, a TREC run) against the 100-character
+    // one (B, plain ids): per query recall@1 deltas 0, -1, 0, 0 (only q2's
+    // span is lost, see the table above). t-test by hand: mean -0.25, sd
+    // 0.5, se 0.25, t = -1 on 3 degrees of freedom: two-sided p 0.3910022
+    // (scipy.stats.ttest_rel), 95% interval -0.25 +/- 3.1824463 * 0.25.
+    let (a, b) = (
+        format!("a={}", f("spans/run_a.trec")),
+        format!("b={}", f("spans/run_b.jsonl")),
+    );
+    let (ca, cb) = (
+        format!("a={}", f("spans/chunks_a.jsonl")),
+        format!("b={}", f("spans/chunks_b.jsonl")),
+    );
+    let o = compare(&[
+        &a, &b, "--chunks", &cb, "--chunks", &ca, "-m", "recall@1", "--test", "t-test", "--format", "json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let row = &v["runs"][0]["checks"][0];
+    assert_eq!(v["runs"][0]["name"], "b");
+    assert_eq!(row["metric"], "recall@1");
+    assert_eq!(row["n"], 4);
+    assert_eq!(row["baseline"], 0.875);
+    assert_eq!(row["current"], 0.625);
+    assert_eq!(row["delta"], -0.25);
+    assert!(
+        (row["p_value"].as_f64().unwrap() - 0.3910022189557705).abs() < 1e-9,
+        "{row}"
+    );
+    let half = 3.182446305284263 * 0.25;
+    assert!(
+        (row["ci_low"].as_f64().unwrap() - (-0.25 - half)).abs() < 1e-9,
+        "{row}"
+    );
+    assert!(
+        (row["ci_high"].as_f64().unwrap() - (-0.25 + half)).abs() < 1e-9,
+        "{row}"
+    );
+    assert_eq!(
+        (row["wins"].clone(), row["ties"].clone(), row["losses"].clone()),
+        (0.into(), 3.into(), 1.into())
+    );
+
+    // Bare maps pair with the runs in order; the same numbers.
+    let o = compare(&[
+        &f("spans/run_a.trec"),
+        &f("spans/run_b.jsonl"),
+        "--chunks",
+        &f("spans/chunks_a.jsonl"),
+        "--chunks",
+        &f("spans/chunks_b.jsonl"),
+        "-m",
+        "recall@1",
+        "--test",
+        "t-test",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("\nrun_b,run_a,recall@1,all,4,0.875,0.625,-0.25,"),
+        "{}",
+        o.stdout
+    );
+
+    // The located run needs no map: one map, named, for the other run.
+    let o = compare(&[
+        &a,
+        &format!("b={}", f("spans/run_b_located.jsonl")),
+        "--chunks",
+        &ca,
+        "-m",
+        "recall@1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["runs"][0]["checks"][0]["delta"], -0.25);
+}
+
+#[test]
+fn compare_chunks_arguments_that_do_not_fit_are_usage_errors() {
+    let (a, b) = (
+        format!("a={}", f("spans/run_a.trec")),
+        format!("b={}", f("spans/run_b.jsonl")),
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (&["--chunks", "c=x.jsonl"], "--chunks c=...: no run is named `c`"),
+        (
+            &["--chunks", "a=x.jsonl", "--chunks", "a=y.jsonl"],
+            "--chunks names run `a` twice",
+        ),
+        (
+            &[
+                "--chunks", "x.jsonl", "--chunks", "y.jsonl", "--chunks", "z.jsonl",
+            ],
+            "3 unnamed --chunks maps for 2 runs",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![a.as_str(), b.as_str()];
+        args.extend_from_slice(extra);
+        let o = compare(&args);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(o.stderr.contains(want), "{}", o.stderr);
+        assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+    }
+}

@@ -3,13 +3,16 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
+use crate::chunks::ChunkMap;
 use crate::cli::{AlternativeArg, CompareArgs, Global};
 use crate::compare::{compare, CompareRow};
 use crate::config::{valid_retriever_name, GateSettings};
 use crate::diag::{count, usage_error};
+use crate::escape;
 use crate::eval::Scores;
 use crate::fsutil::emit;
 use crate::report::compare::{CompareView, RunColumn};
@@ -34,13 +37,28 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     }
     let prep = super::prepare(&args.gold)?;
     prep.warnings.emit(global.quiet);
-    let opts = RunOptions {
-        format: args.gold.run_format.map(Into::into),
-        ..Default::default()
-    };
     let (paths, names) = name_runs(&args.runs)?;
+    let maps = chunk_maps(&args.chunks, &names)?;
+    let mut loaded: Vec<(PathBuf, Arc<ChunkMap>)> = Vec::new();
     let mut columns: Vec<RunColumn> = Vec::new();
-    for (path, name) in paths.iter().zip(names) {
+    for ((path, name), map) in paths.iter().zip(names).zip(maps) {
+        // Runs of one chunking share one loaded map.
+        let chunks = match map {
+            None => None,
+            Some(m) => Some(match loaded.iter().find(|(p, _)| *p == m) {
+                Some((_, c)) => c.clone(),
+                None => {
+                    let c = Arc::new(ChunkMap::load(&m)?);
+                    loaded.push((m, c.clone()));
+                    c
+                }
+            }),
+        };
+        let opts = RunOptions {
+            format: args.gold.run_format.map(Into::into),
+            chunks,
+            ..Default::default()
+        };
         let judged = run::read(path, &prep.gold, &prep.labels, &opts)?;
         judged.warnings.emit(global.quiet);
         let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
@@ -145,6 +163,55 @@ fn name_runs(args: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>)> {
         ));
     }
     Ok((paths, names))
+}
+
+/// The chunk map of each run, from `--chunks` arguments: `NAME=PATH` for
+/// the run of that name; bare paths either one for every run not named, or
+/// one per run in order (two chunkings compared side by side).
+fn chunk_maps(args: &[PathBuf], names: &[String]) -> Result<Vec<Option<PathBuf>>> {
+    let mut out: Vec<Option<PathBuf>> = vec![None; names.len()];
+    let mut bare: Vec<PathBuf> = Vec::new();
+    for a in args {
+        match a.to_str().and_then(|s| s.split_once('=')) {
+            Some((name, path)) if !a.exists() && !path.is_empty() && valid_retriever_name(name) => {
+                let Some(i) = names.iter().position(|n| n == name) else {
+                    return Err(usage_error(
+                        format!(
+                            "--chunks {}=...: no run is named `{}`",
+                            escape::terminal(name),
+                            escape::terminal(name)
+                        ),
+                        format!("the runs are named {}; name a run as NAME=PATH", names.join(", ")),
+                    ));
+                };
+                if out[i].is_some() {
+                    return Err(usage_error(
+                        format!("--chunks names run `{}` twice", escape::terminal(name)),
+                        "give each run one chunk map",
+                    ));
+                }
+                out[i] = Some(PathBuf::from(path));
+            }
+            _ => bare.push(a.clone()),
+        }
+    }
+    let unnamed = out.iter().filter(|m| m.is_none()).count();
+    match bare.len() {
+        0 => {}
+        1 => {
+            for m in out.iter_mut().filter(|m| m.is_none()) {
+                *m = Some(bare[0].clone());
+            }
+        }
+        n if n == names.len() && unnamed == names.len() => {
+            out = bare.into_iter().map(Some).collect();
+        }
+        n => return Err(usage_error(
+            format!("{n} unnamed --chunks maps for {} runs", names.len()),
+            "give one map for every run, one per run in the runs' order, or name them: --chunks NAME=PATH",
+        )),
+    }
+    Ok(out)
 }
 
 /// Short, distinct names for the runs: file stems (`bm25`), else file
