@@ -315,6 +315,19 @@ pub enum GoldCommand {
     Suggest(SuggestArgs),
     /// Merge a sheet's verified labels into a gold set, with provenance
     Import(ImportArgs),
+    /// Rewrite chunk-id labels as span labels through the old chunking's map
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Gold set to rewrite in place (default: the config's)
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
+    /// Chunk map of the chunking the labels were written against (JSONL
+    /// {id, doc, start, end})
+    #[arg(long, value_name = "OLD_CHUNKS")]
+    pub chunks: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -279,3 +279,188 @@ fn compare_chunks_arguments_that_do_not_fit_are_usage_errors() {
         assert!(o.stderr.contains("hint:"), "{}", o.stderr);
     }
 }
+
+fn migrate(gold: &std::path::Path, chunks: &str, extra: &[&str]) -> common::Out {
+    let mut c = rgate();
+    c.args(["gold", "migrate", "--gold"])
+        .arg(gold)
+        .args(["--chunks", chunks])
+        .args(extra);
+    run(c)
+}
+
+fn copy_to_temp(rel: &str, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::copy(fixture(rel), &p).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn migrate_turns_chunk_ids_into_spans_and_keeps_the_rest() {
+    let (_dir, gold) = copy_to_temp("spans/gold_ids.yaml", "gold.yaml");
+    let o = migrate(&gold, &f("spans/chunks_a.jsonl"), &[]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stderr, "");
+    assert!(
+        o.stdout
+            .starts_with("gold migrate: 4 labels of 3 queries now span labels in "),
+        "{}",
+        o.stdout
+    );
+    // q3's keys#2 is [400, 600), not the span it already had: both stay.
+    assert!(!o.stdout.contains("fell"), "{}", o.stdout);
+    let (g, _) = rgate::gold::GoldSet::load(&gold, None).unwrap();
+    let spans = |i: usize| -> Vec<(String, u64, u64, i32)> {
+        g.queries[i]
+            .spans
+            .iter()
+            .map(|s| (s.doc.clone(), s.start, s.end, s.grade))
+            .collect()
+    };
+    assert!(g.queries.iter().all(|q| q.labels.is_empty()));
+    assert_eq!(
+        spans(0),
+        [("auth.md".into(), 200, 400, 2), ("keys.md".into(), 200, 400, 0)]
+    );
+    assert_eq!(spans(1), [("auth.md".into(), 0, 200, 1)]);
+    assert_eq!(
+        spans(2),
+        [("keys.md".into(), 400, 600, 1), ("keys.md".into(), 420, 580, 2)]
+    );
+    // Everything else of each query is kept.
+    assert_eq!(g.queries[0].text.as_deref(), Some("How do I rotate an API key?"));
+    assert_eq!(g.stratum_name(0), "how-to");
+    assert_eq!(g.stratum_name(2), "default");
+    assert!(g.extras.contains_key(&0));
+
+    // Run A, whose chunking the labels came from, scores as it did on the
+    // id labels: its chunks are the spans now (all 1: each top chunk is a
+    // labeled one).
+    let chunks_a = f("spans/chunks_a.jsonl");
+    let ids = eval_on(
+        &fixture("spans/gold_ids.yaml"),
+        "spans/run_a.trec",
+        &["--chunks", &chunks_a],
+    );
+    let spans_eval = eval_on(&gold, "spans/run_a.trec", &["--chunks", &chunks_a]);
+    assert_eq!(ids, spans_eval);
+    assert_eq!(
+        ids,
+        "scope,n,recall@1,precision@1,ndcg@2,map\nall,3,1.0000,1.0000,1.0000,1.0000\n"
+    );
+    // The 100-character chunking is judged on the migrated spans by hand:
+    // q1 half of auth [200,400) at rank 1; q2 half of auth [0,200) only at
+    // rank 2 (recall@1 0, nDCG@2 1/log2 3, AP 1/2); q3 both spans half
+    // covered at rank 1. Means: 2/3, 2/3, (2 + 1/log2 3)/3, 2.5/3.
+    assert_eq!(
+        eval_on(&gold, "spans/run_b_located.jsonl", &[]),
+        "scope,n,recall@1,precision@1,ndcg@2,map\nall,3,0.6667,0.6667,0.8770,0.8333\n"
+    );
+
+    // A second run finds no chunk-id label left.
+    let o = migrate(&gold, &f("spans/chunks_a.jsonl"), &[]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("has no chunk-id labels; nothing to do"),
+        "{}",
+        o.stdout
+    );
+}
+
+fn eval_on(gold: &std::path::Path, run_file: &str, extra: &[&str]) -> String {
+    let mut c = rgate();
+    c.arg("eval")
+        .arg("--gold")
+        .arg(gold)
+        .args([
+            "--run",
+            &f(run_file),
+            "--format",
+            "csv",
+            "-m",
+            "recall@1,precision@1,ndcg@2,map",
+        ])
+        .args(extra);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    o.stdout
+}
+
+#[test]
+fn migrate_refuses_ids_the_map_lacks_and_writes_nothing() {
+    let (_dir, gold) = copy_to_temp("spans/gold_ids.yaml", "gold.yaml");
+    let before = std::fs::read(&gold).unwrap();
+    // The 100-character chunking's map knows none of these ids.
+    let o = migrate(&gold, &f("spans/chunks_b.jsonl"), &[]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("gold migrate: 4 labels' chunk ids are not in "),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("nothing written to"), "{}", o.stdout);
+    for line in ["  q1 auth#1\n", "  q1 keys#1\n", "  q2 auth#0\n", "  q3 keys#2\n"] {
+        assert!(o.stdout.contains(line), "{}", o.stdout);
+    }
+    assert!(
+        o.stdout.contains("hint: pass the chunk map of the chunking"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(std::fs::read(&gold).unwrap(), before);
+    let o = migrate(&gold, &f("spans/chunks_b.jsonl"), &["--format", "json"]);
+    assert_eq!(o.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["written"], false);
+    assert_eq!(
+        v["missing"][3],
+        serde_json::json!({"query_id": "q3", "chunk_id": "keys#2"})
+    );
+    assert_eq!(std::fs::read(&gold).unwrap(), before);
+}
+
+#[test]
+fn migrate_jsonl_merges_labels_that_land_on_one_span() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("gold.jsonl");
+    // Two ids of one location in the map: one span, at the higher grade.
+    std::fs::write(
+        &gold,
+        "{\"id\": \"q1\", \"relevant\": {\"a\": 1, \"b\": 3}, \"meta\": {\"k\": 1}}\n{\"id\": 7, \"relevant\": [\"c\"]}\n",
+    )
+    .unwrap();
+    let map = dir.path().join("map.jsonl");
+    std::fs::write(
+        &map,
+        "{\"id\": \"a\", \"doc\": \"d\", \"start\": 0, \"end\": 9}\n{\"id\": \"b\", \"doc\": \"d\", \"start\": 0, \"end\": 9}\n{\"id\": \"c\", \"doc\": \"e\", \"start\": 3, \"end\": 4}\n",
+    )
+    .unwrap();
+    let o = migrate(&gold, map.to_str().unwrap(), &[]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("1 label fell onto a span the query had already"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&gold).unwrap(),
+        "{\"id\":\"q1\",\"relevant\":[{\"doc\":\"d\",\"start\":0,\"end\":9,\"grade\":3}],\"meta\":{\"k\":1}}\n{\"id\":7,\"relevant\":[{\"doc\":\"e\",\"start\":3,\"end\":4,\"grade\":1}]}\n"
+    );
+}
+
+#[test]
+fn migrate_refuses_qrels() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = dir.path().join("qrels.txt");
+    std::fs::write(&gold, "q1 0 auth#1 1\n").unwrap();
+    let o = migrate(&gold, &f("spans/chunks_a.jsonl"), &[]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("TREC qrels cannot hold span labels"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+}

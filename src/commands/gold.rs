@@ -40,6 +40,7 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
         GoldCommand::Label(a) => super::goldbuild::label(a, global),
         GoldCommand::Suggest(a) => super::goldbuild::suggest(a, global),
         GoldCommand::Import(a) => super::goldbuild::import(a, global),
+        GoldCommand::Migrate(a) => super::goldbuild::migrate(a, global),
     }
 }
 

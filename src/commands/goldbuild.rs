@@ -8,11 +8,14 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::baseline::now_utc;
-use crate::cli::{Global, ImportArgs, LabelArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
+use crate::chunks::ChunkMap;
+use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
 use crate::diag::{usage_error, UserError};
+use crate::escape;
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
 use crate::goldbuild::label::{Effect, Key, Session};
+use crate::goldbuild::migrate;
 use crate::goldbuild::pool::{self, PoolInputs};
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
@@ -246,6 +249,78 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
                 plural(report.skipped_unverified, "model suggestion", "model suggestions")
             );
         }
+        emit(global.output.as_deref(), &s)?;
+    }
+    Ok(0)
+}
+
+/// `gold migrate`: chunk-id labels to span labels. Ids missing from the
+/// map are listed and nothing is written (exit 1, as `gold import` refuses
+/// conflicts).
+pub fn migrate(args: &MigrateArgs, global: &Global) -> Result<u8> {
+    let gold = match &args.gold {
+        Some(g) => g.clone(),
+        None => crate::config::Config::load(global.config.as_deref())?.gold,
+    };
+    let chunks = ChunkMap::load(&args.chunks)?;
+    let report = migrate::migrate(&gold, &chunks)?;
+    let written = report.missing.is_empty() && report.migrated > 0;
+    if global.format() == Format::Json {
+        let j = json!({
+            "gold": gold.display().to_string(),
+            "chunks": args.chunks.display().to_string(),
+            "written": written,
+            "migrated_labels": report.migrated,
+            "queries": report.queries,
+            "merged_labels": report.merged,
+            "missing": report.missing.iter().map(|(q, c)| json!({"query_id": q, "chunk_id": c})).collect::<Vec<_>>(),
+        });
+        emit(
+            global.output.as_deref(),
+            &escape::json(serde_json::to_string_pretty(&j)? + "\n"),
+        )?;
+    }
+    if !report.missing.is_empty() {
+        if global.format() != Format::Json {
+            let mut s = format!(
+                "gold migrate: {} not in {}, nothing written to {}\n",
+                plural(
+                    report.missing.len(),
+                    "label's chunk id is",
+                    "labels' chunk ids are"
+                ),
+                escape::terminal(&args.chunks.display().to_string()),
+                escape::terminal(&gold.display().to_string())
+            );
+            for (q, c) in &report.missing {
+                s += &format!("  {} {}\n", escape::terminal(q), escape::terminal(c));
+            }
+            s += "hint: pass the chunk map of the chunking these labels were written against, or fix the labels first\n";
+            emit(global.output.as_deref(), &s)?;
+        }
+        return Ok(1);
+    }
+    if global.format() != Format::Json {
+        let s = if report.migrated == 0 {
+            format!(
+                "gold migrate: {} has no chunk-id labels; nothing to do\n",
+                escape::terminal(&gold.display().to_string())
+            )
+        } else {
+            let mut s = format!(
+                "gold migrate: {} of {} now span labels in {}\n",
+                plural(report.migrated, "label", "labels"),
+                plural(report.queries, "query", "queries"),
+                escape::terminal(&gold.display().to_string())
+            );
+            if report.merged > 0 {
+                s += &format!(
+                    "{} onto a span the query had already: kept once, at the higher grade\n",
+                    plural(report.merged, "label fell", "labels fell")
+                );
+            }
+            s
+        };
         emit(global.output.as_deref(), &s)?;
     }
     Ok(0)

@@ -53,6 +53,7 @@ pub fn formats(cmd: &Command) -> (&'static str, &'static [Format]) {
         Command::Gold(GoldCommand::Label(_)) => ("gold label", &[]),
         Command::Gold(GoldCommand::Suggest(_)) => ("gold suggest", &[]),
         Command::Gold(GoldCommand::Import(_)) => ("gold import", &[Table, Json]),
+        Command::Gold(GoldCommand::Migrate(_)) => ("gold migrate", &[Table, Json]),
         Command::Completions { .. } => ("completions", &[]),
         Command::Man { .. } => ("man", &[]),
         Command::Init => ("init", &[]),

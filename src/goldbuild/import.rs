@@ -271,6 +271,8 @@ fn set_relevant(q: &mut Value, all: Vec<(String, i32)>) {
     } else {
         Value::Object(all.into_iter().map(|(id, g)| (id, json!(g))).collect())
     };
+    // Span labels stay, after the ids.
+    let relevant = super::migrate::with_spans(q.get("relevant"), relevant);
     if let Some(o) = q.as_object_mut() {
         o.insert("relevant".into(), relevant);
     }

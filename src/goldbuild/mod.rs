@@ -1,7 +1,8 @@
 //! Building a gold set (SPEC "Building a gold set"): sample real queries
 //! from a log, pool the candidates that retrievers return for them, label
 //! them (by hand, with a model's suggestions as a first pass), and import the
-//! verified labels into the gold set with their provenance.
+//! verified labels into the gold set with their provenance; and migrate
+//! chunk-id labels to span labels when the chunker changes.
 //!
 //! The labeling sheet ([`sheet`]) is the one file every step reads and
 //! writes: JSONL (or CSV), one row per (query, candidate chunk), so a person
@@ -11,6 +12,7 @@
 
 pub mod import;
 pub mod label;
+pub mod migrate;
 pub mod pool;
 pub mod provenance;
 pub mod sample;
