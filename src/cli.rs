@@ -478,6 +478,15 @@ pub struct EvalArgs {
     /// gold sets with span labels
     #[arg(long, value_name = "FILE")]
     pub chunks: Option<PathBuf>,
+    /// The candidate list the run was reranked from (TREC, JSON or JSONL):
+    /// scores `candidates:` metrics, each final metric's ceiling, and the
+    /// stage that lost each query
+    #[arg(long, value_name = "FILE")]
+    pub candidates: Option<PathBuf>,
+    /// The final stage's cutoff for loss attribution (default: the
+    /// smallest cutoff among the final metrics)
+    #[arg(long, value_name = "K", requires = "candidates", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cutoff: Option<u32>,
     /// Show each query's values
     #[arg(long)]
     pub per_query: bool,

@@ -8,7 +8,7 @@
 use crate::baseline::ScopeMeans;
 use crate::gold::GoldSet;
 use crate::judge::{QueryContext, Ranking};
-use crate::metrics::Metric;
+use crate::metrics::{Metric, Stage};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scores {
@@ -19,14 +19,28 @@ pub struct Scores {
 
 impl Scores {
     pub fn compute(metrics: &[Metric], rankings: &[Ranking], contexts: &[QueryContext]) -> Scores {
+        Scores::compute_stages(metrics, rankings, None, contexts)
+    }
+
+    /// Scores each metric on its stage's rankings: `candidates:` metrics on
+    /// the candidate lists, the others on the final run. A `candidates:`
+    /// metric without candidate lists scores 0 on every query (the commands
+    /// refuse such a metric before anything is read).
+    pub fn compute_stages(
+        metrics: &[Metric],
+        rankings: &[Ranking],
+        candidates: Option<&[Ranking]>,
+        contexts: &[QueryContext],
+    ) -> Scores {
         let values = metrics
             .iter()
             .map(|m| {
-                rankings
-                    .iter()
-                    .zip(contexts)
-                    .map(|(r, c)| m.compute(r, c))
-                    .collect()
+                let of = match (m.stage, candidates) {
+                    (Stage::Final, _) => rankings,
+                    (Stage::Candidates, Some(c)) => c,
+                    (Stage::Candidates, None) => return vec![0.0; contexts.len()],
+                };
+                of.iter().zip(contexts).map(|(r, c)| m.compute(r, c)).collect()
             })
             .collect();
         Scores {

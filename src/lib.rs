@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
-//! | decisions | [`gate`], [`compare`], [`eval`] | the verdict is decided here, once |
+//! | decisions | [`gate`], [`compare`], [`eval`], [`stages`] | the verdict is decided here, once; [`stages`] says which stage lost a query |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
@@ -67,4 +67,5 @@ pub mod prepared;
 pub mod report;
 pub mod retriever;
 pub mod run;
+pub mod stages;
 pub mod stats;

@@ -36,6 +36,15 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         return Err(usage_error(format!("--{msg}"), hint));
     }
     let prep = super::prepare(&args.gold)?;
+    if let Some(m) = prep.metrics.iter().find(|m| m.is_candidates()) {
+        return Err(usage_error(
+            format!("{m} scores a candidate list, and compare takes runs only"),
+            format!(
+                "to compare candidate lists, pass them as the runs and name the metric without the prefix ({})",
+                m.of_final()
+            ),
+        ));
+    }
     prep.warnings.emit(global.quiet);
     let (paths, names) = name_runs(&args.runs)?;
     let maps = chunk_maps(&args.chunks, &names)?;

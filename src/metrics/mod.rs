@@ -29,11 +29,25 @@ pub enum Kind {
     Judged,
 }
 
+/// Which ranking of a two-stage pipeline a metric scores (SPEC "Two
+/// stages"): the final run the reader sees, or the candidate list the
+/// reranker was given, named with the prefix `candidates:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Stage {
+    #[default]
+    Final,
+    Candidates,
+}
+
+/// The prefix that names a metric of the candidate list.
+pub const CANDIDATES_PREFIX: &str = "candidates:";
+
 /// A metric with its cutoff. `cutoff: None` means the whole ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Metric {
     pub kind: Kind,
     pub cutoff: Option<u32>,
+    pub stage: Stage,
 }
 
 /// Spellings accepted for each kind: rgate's, ir_measures', trec_eval's.
@@ -100,19 +114,56 @@ impl Kind {
 
 impl Metric {
     pub const fn new(kind: Kind, cutoff: Option<u32>) -> Metric {
-        Metric { kind, cutoff }
+        Metric {
+            kind,
+            cutoff,
+            stage: Stage::Final,
+        }
+    }
+
+    /// The same metric on the candidate list.
+    pub const fn of_candidates(self) -> Metric {
+        Metric {
+            stage: Stage::Candidates,
+            ..self
+        }
+    }
+
+    /// The same metric on the final run.
+    pub const fn of_final(self) -> Metric {
+        Metric {
+            stage: Stage::Final,
+            ..self
+        }
+    }
+
+    pub fn is_candidates(&self) -> bool {
+        self.stage == Stage::Candidates
+    }
+
+    fn prefix(&self) -> &'static str {
+        match self.stage {
+            Stage::Final => "",
+            Stage::Candidates => CANDIDATES_PREFIX,
+        }
     }
 
     /// rgate's canonical spelling, used in every output.
     pub fn name(&self) -> String {
         match self.cutoff {
-            Some(k) => format!("{}@{k}", self.kind.canonical()),
-            None => self.kind.canonical().to_string(),
+            Some(k) => format!("{}{}@{k}", self.prefix(), self.kind.canonical()),
+            None => format!("{}{}", self.prefix(), self.kind.canonical()),
         }
     }
 
-    /// The trec_eval measure this metric must equal, where there is one.
+    /// The trec_eval measure this metric must equal, where there is one; a
+    /// metric of the candidate list keeps its `candidates:` prefix, so the
+    /// two stages' lines stay apart.
     pub fn trec_eval_name(&self) -> Option<String> {
+        self.of_final_trec_name().map(|n| format!("{}{n}", self.prefix()))
+    }
+
+    fn of_final_trec_name(&self) -> Option<String> {
         Some(match (self.kind, self.cutoff) {
             (Kind::Recall, Some(k)) => format!("recall_{k}"),
             (Kind::HitRate, Some(k)) => format!("success_{k}"),
@@ -270,13 +321,20 @@ impl FromStr for Metric {
 
     /// Accepts `recall@10`, `R@10`, `recall_10`, `recall.10`, `nDCG@10`,
     /// `ndcg_cut_10`, `RR`, `recip_rank`, `AP`, `Rprec`, ... case-insensitively.
-    /// Messages quote the name as typed.
+    /// Messages quote the name as typed. A `candidates:` prefix (any case)
+    /// names the metric of the candidate list.
     fn from_str(s: &str) -> anyhow::Result<Metric> {
         let raw = s.trim();
+        let (stage, name) = match raw.get(..CANDIDATES_PREFIX.len()) {
+            Some(p) if p.eq_ignore_ascii_case(CANDIDATES_PREFIX) => {
+                (Stage::Candidates, raw[CANDIDATES_PREFIX.len()..].trim_start())
+            }
+            _ => (Stage::Final, raw),
+        };
         let metrics = CANONICAL.join(", ");
         // ir_measures' parameters: `P(rel=2)@10`, `nDCG(dcg='exp-log2')@10`.
-        if let Some(open) = raw.find('(') {
-            let head = raw[..open].to_ascii_lowercase();
+        if let Some(open) = name.find('(') {
+            let head = name[..open].to_ascii_lowercase();
             if let Some(kind) = kind_named(&head) {
                 let cutoff = raw.rsplit_once(")@").map(|(_, c)| c);
                 let guess = match cutoff {
@@ -292,11 +350,11 @@ impl FromStr for Metric {
                 ));
             }
         }
-        let (base_raw, cutoff) = split_cutoff(raw);
+        let (base_raw, cutoff) = split_cutoff(name);
         let base = base_raw.to_ascii_lowercase();
         let kind = match kind_named(&base) {
             Some(k) => k,
-            None if is_foreign(&raw.to_ascii_lowercase()) => {
+            None if is_foreign(&name.to_ascii_lowercase()) => {
                 return Err(usage_error(
                     format!("metric `{raw}` is not supported by rgate"),
                     format!("trec_eval or ir_measures compute it; rgate computes: {metrics}"),
@@ -307,7 +365,8 @@ impl FromStr for Metric {
                 let hint = match suggest(&base, &kinds) {
                     Some(s) => {
                         let k = kind_named(s).map_or(s, Kind::canonical);
-                        let guess = cutoff.map_or_else(|| k.to_string(), |c| format!("{k}@{c}"));
+                        let pre = if stage == Stage::Candidates { CANDIDATES_PREFIX } else { "" };
+                        let guess = cutoff.map_or_else(|| format!("{pre}{k}"), |c| format!("{pre}{k}@{c}"));
                         format!("did you mean `{guess}`? Metrics: {metrics}")
                     }
                     None => format!("metrics: {metrics} (k is a cutoff such as 10)"),
@@ -339,7 +398,11 @@ impl FromStr for Metric {
                 "r_precision looks at rank R, the number of relevant labels",
             ));
         }
-        Ok(Metric { kind, cutoff })
+        Ok(Metric {
+            kind,
+            cutoff,
+            stage,
+        })
     }
 }
 
@@ -384,6 +447,11 @@ pub fn default_metrics() -> Vec<Metric> {
         Metric::new(Kind::Mrr, Some(10)),
         Metric::new(Kind::Ndcg, Some(10)),
     ]
+}
+
+/// The metrics of the final run, in order.
+pub fn final_only(metrics: &[Metric]) -> Vec<Metric> {
+    metrics.iter().copied().filter(|m| !m.is_candidates()).collect()
 }
 
 /// The deepest rank any of `metrics` looks at (`None`: the whole ranking).
@@ -444,6 +512,21 @@ mod tests {
         assert_eq!(m.trec_eval_name().unwrap(), "ndcg_cut_10");
         let m: Metric = "mrr@10".parse().unwrap();
         assert_eq!(m.trec_eval_name(), None);
+    }
+
+    #[test]
+    fn candidates_prefix_names_the_first_stage() {
+        let m: Metric = "Candidates:R@50".parse().unwrap();
+        assert_eq!(m.name(), "candidates:recall@50");
+        assert!(m.is_candidates());
+        assert_eq!(m.of_final().name(), "recall@50");
+        assert_eq!(m.trec_eval_name().as_deref(), Some("candidates:recall_50"));
+        assert_ne!(m, "recall@50".parse::<Metric>().unwrap());
+        let e = "candidates:recal@50".parse::<Metric>().unwrap_err().to_string();
+        assert!(e.contains("unknown metric `candidates:recal@50`"), "{e}");
+        let ms = parse_list(&["recall@50,candidates:recall@50,CANDIDATES:recall@50"]).unwrap();
+        assert_eq!(ms.len(), 2);
+        assert_eq!(final_only(&ms), vec![ms[0]]);
     }
 
     #[test]

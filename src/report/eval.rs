@@ -5,20 +5,37 @@
 //! <stratum>: mean, ..., "macro": mean}}, "missing_queries": [ids],
 //! "warnings": [..]}`, plus with `--per-query` a `"per_query"` list of
 //! `{"query_id", "stratum", <metric>: value, ...}` in gold order.
+//!
+//! With `--candidates`: `"candidates"` (the file), `"stages": {"cutoff",
+//! "lost": {scope: {"reached", "dropped_by_rerank", "missed_by_retrieval"}},
+//! "ceiling": {metric: {scope: value}}}` exactly as SPEC "Two stages"
+//! defines it (scopes `all` and each stratum; `cutoff` null for the whole
+//! run), `"absent_from_candidates": {query_id: [ids]}` (final results the
+//! candidates lack), and per query a `"stage"` (its fate at the cutoff).
 
 use serde_json::{json, Map, Value};
 
 use super::table::{f4, Table};
-use crate::diag::count;
+use crate::diag::{count, Warnings};
 use crate::escape;
 use crate::eval::{Row, Scores, Summary};
 use crate::prepared::Prepared;
 use crate::report::Format;
 use crate::run::JudgedRun;
+use crate::stages::{self, Stages};
+
+/// The candidate list beside the final run, and what the two stages say.
+pub struct StageView<'a> {
+    pub run: &'a JudgedRun,
+    pub stages: &'a Stages,
+    /// Warnings about the two stages together (chunks the reranker added).
+    pub warnings: &'a Warnings,
+}
 
 pub struct EvalView<'a> {
     pub prep: &'a Prepared,
     pub run: &'a JudgedRun,
+    pub candidates: Option<StageView<'a>>,
     pub scores: &'a Scores,
     pub summary: &'a Summary,
     pub per_query: bool,
@@ -78,6 +95,62 @@ impl EvalView<'_> {
         t
     }
 
+    /// Queries by stage at the cutoff, overall and per stratum.
+    fn lost_table(&self, sv: &StageView) -> Table {
+        let headers = ["scope", "n", "reached", "dropped_by_rerank", "missed_by_retrieval"];
+        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 1);
+        for (scope, l) in &sv.stages.lost {
+            let n = l.reached + l.dropped_by_rerank + l.missed_by_retrieval;
+            t.push(vec![
+                scope.clone(),
+                n.to_string(),
+                l.reached.to_string(),
+                l.dropped_by_rerank.to_string(),
+                l.missed_by_retrieval.to_string(),
+            ]);
+        }
+        t
+    }
+
+    /// Each final metric beside its ceiling and their ratio, per scope
+    /// shown in the means table.
+    fn ceiling_table(&self, sv: &StageView) -> Table {
+        let headers = ["metric", "scope", "final", "ceiling", "final/ceiling"];
+        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
+        let ceil = &sv.stages.ceiling;
+        let ceil_rows: Vec<&Row> = std::iter::once(&sv.stages.ceiling_summary.all)
+            .chain(if self.by_stratum {
+                sv.stages.ceiling_summary.strata.iter().collect::<Vec<_>>()
+            } else {
+                Vec::new()
+            })
+            .collect();
+        for (cm, metric) in ceil.metrics.iter().enumerate() {
+            let Some(m) = self.scores.metrics.iter().position(|x| x == metric) else {
+                continue;
+            };
+            for (row, crow) in self.rows().iter().zip(&ceil_rows) {
+                let (fin, c) = (row.means[m], crow.means[cm]);
+                t.push(vec![
+                    metric.name(),
+                    row.scope.clone(),
+                    f4(fin),
+                    f4(c),
+                    stages::ratio(fin, c).map_or_else(|| "-".to_string(), f4),
+                ]);
+            }
+        }
+        t
+    }
+
+    fn stage_title(&self, sv: &StageView) -> String {
+        format!(
+            "two stages · candidates {} · cutoff {}",
+            sv.run.path.display(),
+            sv.stages.cutoff.map_or_else(|| "none (whole run)".to_string(), |k| k.to_string())
+        )
+    }
+
     fn title(&self) -> String {
         let g = &self.prep.gold;
         format!(
@@ -96,12 +169,24 @@ impl EvalView<'_> {
             out.push('\n');
         }
         out += &self.means_table().text();
+        if let Some(sv) = &self.candidates {
+            out += &format!("\n{}\n\n", escape::terminal(&self.stage_title(sv)));
+            out += &self.lost_table(sv).text();
+            out.push('\n');
+            out += &self.ceiling_table(sv).text();
+        }
         out
     }
 
     fn markdown(&self) -> String {
         let mut out = format!("**rgate eval** · {}\n\n", escape::markdown(&self.title()));
         out += &self.means_table().markdown();
+        if let Some(sv) = &self.candidates {
+            out += &format!("\n**{}**\n\n", escape::markdown(&self.stage_title(sv)));
+            out += &self.lost_table(sv).markdown();
+            out.push('\n');
+            out += &self.ceiling_table(sv).markdown();
+        }
         if self.per_query {
             out.push('\n');
             out += &self.query_table().markdown();
@@ -182,6 +267,17 @@ impl EvalView<'_> {
         root.insert("metrics".into(), Value::Object(metrics));
         let missing: Vec<&str> = self.run.missing().map(|i| g.queries[i].id.as_str()).collect();
         root.insert("missing_queries".into(), json!(missing));
+        if let Some(sv) = &self.candidates {
+            root.insert("candidates".into(), json!(sv.run.path.display().to_string()));
+            root.insert("stages".into(), stages_json(sv.stages));
+            let absent: Map<String, Value> = sv
+                .stages
+                .absent
+                .iter()
+                .map(|(q, ids)| (g.queries[*q].id.clone(), json!(ids)))
+                .collect();
+            root.insert("absent_from_candidates".into(), Value::Object(absent));
+        }
         if self.per_query {
             let rows: Vec<Value> = g
                 .queries
@@ -194,18 +290,60 @@ impl EvalView<'_> {
                     for (m, name) in names.iter().enumerate() {
                         o.insert(name.clone(), json!(self.scores.values[m][i]));
                     }
+                    if let Some(sv) = &self.candidates {
+                        o.insert("stage".into(), json!(sv.stages.fates[i].name()));
+                    }
                     Value::Object(o)
                 })
                 .collect();
             root.insert("per_query".into(), Value::Array(rows));
         }
+        let stage_warnings = self
+            .candidates
+            .iter()
+            .flat_map(|sv| sv.run.warnings.iter().chain(sv.warnings.iter()));
         let warnings: Vec<&String> = self
             .prep
             .warnings
             .iter()
             .chain(self.run.warnings.iter())
+            .chain(stage_warnings)
             .collect();
         root.insert("warnings".into(), json!(warnings));
         Value::Object(root)
     }
+}
+
+/// SPEC's `stages` object: `{cutoff, lost: {scope: {...}}, ceiling:
+/// {metric: {scope: value}}}`, scopes `all` then each stratum.
+pub fn stages_json(s: &Stages) -> Value {
+    let lost: Map<String, Value> = s
+        .lost
+        .iter()
+        .map(|(scope, l)| {
+            (
+                scope.clone(),
+                json!({
+                    "reached": l.reached,
+                    "dropped_by_rerank": l.dropped_by_rerank,
+                    "missed_by_retrieval": l.missed_by_retrieval,
+                }),
+            )
+        })
+        .collect();
+    let sum = &s.ceiling_summary;
+    let ceiling: Map<String, Value> = s
+        .ceiling
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(m, metric)| {
+            let scopes: Map<String, Value> = std::iter::once(&sum.all)
+                .chain(sum.strata.iter())
+                .map(|r| (r.scope.clone(), json!(r.means[m])))
+                .collect();
+            (metric.name(), Value::Object(scopes))
+        })
+        .collect();
+    json!({"cutoff": s.cutoff, "lost": lost, "ceiling": ceiling})
 }
