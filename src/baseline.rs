@@ -38,6 +38,10 @@ pub struct StoredQuery {
     pub values: Vec<f64>,
     /// Ranked ids to [`Baseline::depth`] (all of them when `None`).
     pub ranking: Vec<String>,
+    /// The whole candidate list the ranking was reranked from, for a
+    /// two-stage retriever (SPEC "Two stages"): its ceilings and loss
+    /// attribution look at every candidate.
+    pub candidates: Option<Vec<String>>,
     /// [`text_sha`] of the query's text when recorded, so the gate can warn
     /// when a paired query now asks something else (absent in older files).
     pub text_sha: Option<String>,
@@ -435,6 +439,8 @@ struct RawQuery {
     values: MetricValues,
     ranking: Vec<String>,
     #[serde(default)]
+    candidates: Option<Vec<String>>,
+    #[serde(default)]
     text_sha: Option<String>,
 }
 
@@ -729,6 +735,7 @@ impl Baseline {
                 stratum: q.stratum,
                 values,
                 ranking: q.ranking,
+                candidates: q.candidates,
                 text_sha: q.text_sha,
             });
         }
@@ -785,8 +792,13 @@ impl Baseline {
             }
             let mut row =
                 json!({"stratum": q.stratum, "values": Value::Object(values), "ranking": q.ranking});
-            if let (Some(h), Some(o)) = (&q.text_sha, row.as_object_mut()) {
-                o.insert("text_sha".into(), json!(h));
+            if let Some(o) = row.as_object_mut() {
+                if let Some(c) = &q.candidates {
+                    o.insert("candidates".into(), json!(c));
+                }
+                if let Some(h) = &q.text_sha {
+                    o.insert("text_sha".into(), json!(h));
+                }
             }
             let comma = if i + 1 < self.queries.len() { "," } else { "" };
             let _ = writeln!(out, "    {}: {row}{comma}", s(&q.id));
@@ -797,6 +809,12 @@ impl Baseline {
 
     pub fn metric_index(&self, m: &Metric) -> Option<usize> {
         self.metrics.iter().position(|x| x == m)
+    }
+
+    /// Whether the baseline stores its candidate lists (a two-stage
+    /// retriever recorded since rgate stores both stages).
+    pub fn has_candidates(&self) -> bool {
+        !self.queries.is_empty() && self.queries.iter().all(|q| q.candidates.is_some())
     }
 }
 
@@ -1018,6 +1036,7 @@ mod tests {
                     stratum: "how-to".into(),
                     values: vec![1.0, 1.0 / 3.0],
                     ranking: vec!["a#1".into(), "b\"x".into()],
+                    candidates: Some(vec!["c#9".into(), "a#1".into(), "b\"x".into()]),
                     text_sha: Some(text_sha("what is a#1?")),
                 },
                 StoredQuery {
@@ -1025,6 +1044,7 @@ mod tests {
                     stratum: "default".into(),
                     values: vec![0.5, 0.0],
                     ranking: vec![],
+                    candidates: None,
                     text_sha: None,
                 },
             ],

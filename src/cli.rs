@@ -246,6 +246,10 @@ pub struct GateArgs {
     /// Use this run file for a retriever instead of the configured one
     #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub runs: Vec<(String, PathBuf)>,
+    /// Use this candidate list for a reranked retriever instead of the
+    /// configured one
+    #[arg(long = "candidates", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub candidates: Vec<(String, PathBuf)>,
     /// Read the baselines as they are at this git ref (e.g. origin/main), so
     /// a pull request that edits its own baseline is gated against the target's
     #[arg(long, value_name = "REF")]
@@ -291,6 +295,10 @@ pub struct UpdateArgs {
     /// Use this run file for a retriever instead of the configured one
     #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub runs: Vec<(String, PathBuf)>,
+    /// Use this candidate list for a reranked retriever instead of the
+    /// configured one
+    #[arg(long = "candidates", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub candidates: Vec<(String, PathBuf)>,
     /// Why this baseline is recorded (kept in the file and the history)
     #[arg(long)]
     pub note: Option<String>,

@@ -236,6 +236,16 @@ pub struct Retriever {
     /// The chunk map of this retriever's chunking (`chunks:`), for gold
     /// sets with span labels: two retrievers may chunk differently.
     pub chunks: Option<PathBuf>,
+    /// The candidate list the run was reranked from (SPEC "Two stages").
+    pub candidates: Option<Candidates>,
+}
+
+/// Where a reranked retriever's candidate list comes from: a file, or a
+/// command run like a command retriever (same stdin, same output).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Candidates {
+    File(PathBuf),
+    Command(RetrieverCommand),
 }
 
 /// A retriever run as a command, without a shell.
@@ -308,6 +318,15 @@ struct RawRetriever {
     timeout_s: Option<f64>,
     #[serde(default)]
     chunks: Option<String>,
+    candidates: Option<RawCandidates>,
+}
+
+/// `candidates: path` or `candidates: [program, args...]`.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "a file path or a command list")]
+enum RawCandidates {
+    File(String),
+    Command(Vec<String>),
 }
 
 #[derive(Deserialize)]
@@ -390,7 +409,13 @@ fn baseline_depth(
     raw: Option<RawDepth>,
     metrics: &[Metric],
 ) -> std::result::Result<Option<u32>, (String, String)> {
-    let deepest = metrics.iter().filter_map(|m| m.cutoff).max();
+    // Candidate lists are stored whole (their ceilings and attribution look
+    // at every candidate), so only the final metrics set the depth.
+    let deepest = metrics
+        .iter()
+        .filter(|m| !m.is_candidates())
+        .filter_map(|m| m.cutoff)
+        .max();
     match raw {
         None => Ok(Some(deepest.unwrap_or(10))),
         Some(RawDepth::Word(w)) if w == "all" => Ok(None),
@@ -656,44 +681,47 @@ impl Config {
                     "retriever names must be unique",
                 ));
             }
-            let command =
-                match (&r.command, &r.run) {
-                    (Some(_), Some(_)) => return Err(bad(
+            let command = match (&r.command, &r.run) {
+                (Some(_), Some(_)) => {
+                    return Err(bad(
                         "command",
                         format!("retriever `{}` has both `run` and `command`", r.name),
                         "give `run` (a file an earlier step wrote) or `command` (rgate runs it), not both",
-                    )),
-                    (Some(argv), None) => {
-                        if argv.is_empty() || argv[0].is_empty() {
-                            return Err(bad(
-                                "command",
-                                format!("retriever `{}`: the command is empty", r.name),
-                                "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
-                            ));
-                        }
-                        let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-                        if !(secs > 0.0 && secs <= 86_400.0) {
-                            return Err(bad(
-                                "timeout_s",
-                                format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
-                                "seconds the command may run, e.g. timeout_s: 600",
-                            ));
-                        }
-                        Some(RetrieverCommand {
-                            argv: argv.clone(),
-                            timeout: std::time::Duration::from_secs_f64(secs),
-                            dir: dir.clone(),
-                        })
+                    ))
+                }
+                (Some(argv), None) => {
+                    if argv.is_empty() || argv[0].is_empty() {
+                        return Err(bad(
+                            "command",
+                            format!("retriever `{}`: the command is empty", r.name),
+                            "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
+                        ));
                     }
-                    (None, _) if r.timeout_s.is_some() => {
+                    let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+                    if !(secs > 0.0 && secs <= 86_400.0) {
                         return Err(bad(
                             "timeout_s",
-                            format!("retriever `{}`: timeout_s without a command", r.name),
-                            "timeout_s limits a `command:`; drop it for a run file",
-                        ))
+                            format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
+                            "seconds the command may run, e.g. timeout_s: 600",
+                        ));
                     }
-                    (None, _) => None,
-                };
+                    Some(RetrieverCommand {
+                        argv: argv.clone(),
+                        timeout: std::time::Duration::from_secs_f64(secs),
+                        dir: dir.clone(),
+                    })
+                }
+                (None, _)
+                    if r.timeout_s.is_some() && !matches!(r.candidates, Some(RawCandidates::Command(_))) =>
+                {
+                    return Err(bad(
+                        "timeout_s",
+                        format!("retriever `{}`: timeout_s without a command", r.name),
+                        "timeout_s limits a `command:` (or a `candidates:` command); drop it for a run file",
+                    ))
+                }
+                (None, _) => None,
+            };
             let run = match (&command, r.run) {
                 (Some(_), _) => String::new(),
                 (None, Some(run)) => run,
@@ -718,6 +746,39 @@ impl Config {
                     ))
                 }
             };
+            let candidates = match r.candidates {
+                None => None,
+                Some(RawCandidates::File(f)) if f.trim().is_empty() => {
+                    return Err(bad(
+                        "candidates",
+                        format!("retriever `{}`: `candidates` is empty", r.name),
+                        "the path of the candidate list (relative to the config), or a command list",
+                    ))
+                }
+                Some(RawCandidates::File(f)) => Some(Candidates::File(rel(&f))),
+                Some(RawCandidates::Command(argv)) => {
+                    if argv.is_empty() || argv[0].is_empty() {
+                        return Err(bad(
+                            "candidates",
+                            format!("retriever `{}`: the candidates command is empty", r.name),
+                            "a list: the program, then its arguments, e.g. [python3, candidates.py]",
+                        ));
+                    }
+                    let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+                    if !(secs > 0.0 && secs <= 86_400.0) {
+                        return Err(bad(
+                            "timeout_s",
+                            format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
+                            "seconds the command may run, e.g. timeout_s: 600",
+                        ));
+                    }
+                    Some(Candidates::Command(RetrieverCommand {
+                        argv,
+                        timeout: std::time::Duration::from_secs_f64(secs),
+                        dir: dir.clone(),
+                    }))
+                }
+            };
             retrievers.push(Retriever {
                 name: r.name,
                 run: if command.is_some() {
@@ -728,7 +789,17 @@ impl Config {
                 run_format,
                 command,
                 chunks: r.chunks.as_deref().map(rel),
+                candidates,
             });
+        }
+        if let Some(m) = metric_list.iter().find(|m| m.is_candidates()) {
+            if retrievers.is_empty() || retrievers.iter().all(|r| r.candidates.is_none()) {
+                return Err(bad(
+                    &m.name(),
+                    format!("{m} scores a candidate list, and no retriever names one"),
+                    "give the reranked retriever its `candidates:` (the list the reranker was given), or drop the `candidates:` metric",
+                ));
+            }
         }
         Ok(Config {
             path: path.to_path_buf(),
@@ -837,6 +908,50 @@ mod tests {
             StrataSel::List(vec!["overall".into(), "how-to".into()])
         );
         assert_eq!(c.depth(), Some(10));
+    }
+
+    #[test]
+    fn candidates_per_retriever() {
+        let c = parse(
+            "gold: g\nmetrics: [hit_rate@3, candidates:recall@50]\nretrievers:\n  - name: bm25\n    run: b.jsonl\n  - name: rr\n    run: rr.jsonl\n    candidates: c.jsonl\n  - name: rc\n    command: [r]\n    candidates: [python3, c.py]\n    timeout_s: 5\n",
+        )
+        .unwrap();
+        assert_eq!(c.retrievers[0].candidates, None);
+        assert_eq!(
+            c.retrievers[1].candidates,
+            Some(Candidates::File(PathBuf::from("conf/c.jsonl")))
+        );
+        match &c.retrievers[2].candidates {
+            Some(Candidates::Command(cmd)) => {
+                assert_eq!(cmd.argv, ["python3", "c.py"]);
+                assert_eq!(cmd.timeout.as_secs(), 5);
+            }
+            other => panic!("{other:?}"),
+        }
+        // The candidate list is stored whole: only hit_rate@3 sets the depth.
+        assert_eq!(c.depth(), Some(3));
+        let c =
+            parse("gold: g\nretrievers:\n  - name: rr\n    run: r\n    candidates: [c]\n    timeout_s: 5\n")
+                .unwrap();
+        assert!(c.retrievers[0].candidates.is_some());
+        for (text, want) in [
+            (
+                "gold: g\nmetrics: [candidates:recall@50]\nretrievers:\n  - name: a\n    run: r\n",
+                "candidates:recall@50 scores a candidate list, and no retriever names one",
+            ),
+            (
+                "gold: g\nretrievers:\n  - name: a\n    run: r\n    candidates: []\n",
+                "the candidates command is empty",
+            ),
+            (
+                "gold: g\nretrievers:\n  - name: a\n    run: r\n    candidates: \"\"\n",
+                "`candidates` is empty",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(e.contains("hint:"), "{e}");
+        }
     }
 
     #[test]

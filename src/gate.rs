@@ -9,7 +9,7 @@
 //! test, correct across the retriever's checks (Holm by default), and apply
 //! the decision rule of SPEC "Gate rules".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::baseline::Baseline;
 use crate::compare::{self, Comparison};
@@ -18,6 +18,7 @@ use crate::eval::{mean_of, Scores};
 use crate::judge::Ranking;
 use crate::metrics::{Kind, Metric};
 use crate::prepared::Prepared;
+use crate::stages::{self, Fate, Lost, LostIn};
 use crate::stats::{self, TestOutcome};
 
 /// Power at which the minimum detectable drop is stated.
@@ -159,6 +160,59 @@ pub struct Flip {
     pub stratum: String,
     pub text: Option<String>,
     pub lost: Vec<String>,
+    /// For a two-stage retriever, the stage that lost it (SPEC's rule, see
+    /// [`stages::lost_in`]); `None` without candidates, or when the
+    /// baseline's run held no relevant chunk to follow.
+    pub lost_in: Option<LostIn>,
+}
+
+/// One scope's queries by stage at the final cutoff, in the baseline
+/// (re-scored on the current gold set; `None` when it stores no candidate
+/// lists) and now, over the paired queries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeLost {
+    pub scope: String,
+    pub n: usize,
+    pub baseline: Option<Lost>,
+    pub current: Lost,
+}
+
+/// A final metric beside what a perfect reranker of the current candidates
+/// would reach, in one scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CeilingRow {
+    pub metric: Metric,
+    pub scope: String,
+    pub current: f64,
+    pub ceiling: f64,
+    /// current / ceiling; `None` when the ceiling is 0.
+    pub ratio: Option<f64>,
+}
+
+/// A stage that lost more queries than in the baseline: `more` overall,
+/// and the strata where its count grew, the largest growth first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageLoss {
+    pub stage: LostIn,
+    pub more: usize,
+    pub strata: Vec<(String, usize)>,
+}
+
+/// The two stages of a reranked retriever, baseline vs current.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageOutcome {
+    /// The current candidate list.
+    pub candidates: String,
+    pub cutoff: Option<u32>,
+    /// `all` first, then each stratum.
+    pub lost: Vec<ScopeLost>,
+    pub ceilings: Vec<CeilingRow>,
+    /// What the summary leads with: the larger loss first; empty when no
+    /// stage lost queries, or the baseline has no candidate lists.
+    pub losses: Vec<StageLoss>,
+    /// Queries whose final results include chunks absent from their
+    /// candidates, with those ids.
+    pub absent: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,6 +239,8 @@ pub struct RetrieverOutcome {
     pub removed_queries: Vec<String>,
     pub gold_changed: bool,
     pub warnings: Vec<String>,
+    /// Present when the retriever has a candidate list.
+    pub stages: Option<StageOutcome>,
 }
 
 impl RetrieverOutcome {
@@ -229,6 +285,16 @@ pub struct Current<'a> {
     pub run: String,
     pub rankings: &'a [Ranking],
     pub scores: &'a Scores,
+    /// The candidate list of a two-stage retriever.
+    pub candidates: Option<CurrentCandidates<'a>>,
+}
+
+/// The candidate list the current run was reranked from.
+pub struct CurrentCandidates<'a> {
+    pub path: String,
+    pub rankings: &'a [Ranking],
+    /// Every candidate id, per gold query.
+    pub ids: &'a [Vec<String>],
 }
 
 /// Baseline values aligned with the current gold set: `values[m][q]`,
@@ -239,6 +305,11 @@ struct Paired {
     in_baseline: Vec<bool>,
     /// judged@k of the baseline's stored ranking, for the coverage warning.
     judged: Option<Vec<f64>>,
+    /// The baseline's stored final rankings judged on the current gold set.
+    rescored: Vec<Ranking>,
+    /// Its stored candidate lists judged likewise, when it has them and the
+    /// current run has candidates too.
+    rescored_candidates: Option<Vec<Ranking>>,
 }
 
 /// Aligns a baseline with the current gold set, re-scoring its stored
@@ -248,6 +319,7 @@ fn pair(
     b: &Baseline,
     metrics: &[Metric],
     judged_metric: Metric,
+    two_stage: bool,
     warnings: &mut Vec<String>,
 ) -> Paired {
     let gold = &prep.gold;
@@ -280,9 +352,55 @@ fn pair(
             None => Ranking::default(),
         })
         .collect();
+    let rescored_candidates: Option<Vec<Ranking>> =
+        ((two_stage || metrics.iter().any(Metric::is_candidates)) && b.has_candidates()).then(|| {
+            gold.queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    match stored
+                        .get(q.id.as_str())
+                        .and_then(|&s| b.queries[s].candidates.as_ref())
+                    {
+                        Some(c) => Ranking::from_ordered(c.iter().map(String::as_str), &prep.labels[i]),
+                        None => Ranking::default(),
+                    }
+                })
+                .collect()
+        });
     let mut values = Vec::with_capacity(metrics.len());
     for m in metrics {
         let stored_idx = b.metric_index(m);
+        if m.is_candidates() {
+            // Candidate lists are stored whole: any candidates metric can
+            // be re-scored from them.
+            let v = match (stored_idx, &rescored_candidates) {
+                (Some(mi), _) if same_gold => Some(
+                    gold.queries
+                        .iter()
+                        .map(|q| {
+                            stored
+                                .get(q.id.as_str())
+                                .map_or(0.0, |&s| b.queries[s].values[mi])
+                        })
+                        .collect(),
+                ),
+                (_, Some(rc)) => Some(
+                    rc.iter()
+                        .zip(&prep.contexts)
+                        .map(|(r, c)| m.compute(r, c))
+                        .collect(),
+                ),
+                _ => {
+                    warnings.push(format!(
+                        "the baseline stores no candidate lists, so {m} has nothing to compare with: its checks are skipped; record a new baseline (it stores both stages) to gate it"
+                    ));
+                    None
+                }
+            };
+            values.push(v);
+            continue;
+        }
         let v = match stored_idx {
             Some(mi) if same_gold => Some(
                 gold.queries
@@ -330,6 +448,8 @@ fn pair(
         values,
         in_baseline,
         judged,
+        rescored,
+        rescored_candidates,
     }
 }
 
@@ -362,8 +482,14 @@ pub fn evaluate(
         removed_queries: Vec::new(),
         gold_changed: false,
         warnings: Vec::new(),
+        stages: None,
     };
     let Some(b) = baseline else {
+        if let Some(c) = &cur.candidates {
+            let all: Vec<usize> = (0..prep.gold.len()).collect();
+            let scopes = compare::scopes(&prep.gold, &all);
+            out.stages = Some(stage_outcome(prep, settings, cur, c, None, &scopes));
+        }
         return out;
     };
     out.baseline = Some(BaselineInfo {
@@ -373,7 +499,14 @@ pub fn evaluate(
     });
     let metrics = &cur.scores.metrics;
     let judged_metric = coverage_metric(metrics);
-    let paired = pair(prep, b, metrics, judged_metric, &mut out.warnings);
+    let paired = pair(
+        prep,
+        b,
+        metrics,
+        judged_metric,
+        cur.candidates.is_some(),
+        &mut out.warnings,
+    );
     gold_changes(prep, b, &paired, &mut out);
 
     // Scopes over the paired queries only.
@@ -394,9 +527,14 @@ pub fn evaluate(
     warn_power(&checks, &run, &mut out.warnings);
     warn_too_small(&checks, &run, &mut out.warnings);
     out.checks = checks;
-    let (flips, gained) = flips(prep, settings, cur, &paired, &paired_idx);
+    let cutoff = stages::default_cutoff(metrics);
+    let (flips, gained) = flips(prep, settings, cur, b, cutoff, &paired, &paired_idx);
     out.flips = flips;
     out.gained = gained;
+    if let Some(c) = &cur.candidates {
+        let base = baseline_fates(prep, b, cutoff, &paired);
+        out.stages = Some(stage_outcome(prep, settings, cur, c, base.as_deref(), &scopes));
+    }
     coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
     warn_added_removed(&mut out);
     out
@@ -1090,9 +1228,12 @@ fn flips(
     prep: &Prepared,
     settings: &GateSettings,
     cur: &Current,
+    b: &Baseline,
+    cutoff: Option<u32>,
     paired: &Paired,
     paired_idx: &[usize],
 ) -> (Vec<Flip>, usize) {
+    let stored = b.positions();
     let gold = &prep.gold;
     let metrics = &cur.scores.metrics;
     let gated_metrics: Vec<usize> = (0..metrics.len())
@@ -1112,11 +1253,26 @@ fn flips(
             won |= bv == 0.0 && cv > 0.0;
         }
         if !lost.is_empty() {
+            let id = gold.queries[q].id.as_str();
+            let lost_in = match (&cur.candidates, stored.get(id)) {
+                (Some(c), Some(&s)) => {
+                    let now: HashSet<&str> = c.ids[q].iter().map(String::as_str).collect();
+                    stages::lost_in(
+                        &b.queries[s].ranking,
+                        &prep.labels[q],
+                        &prep.contexts[q],
+                        cutoff,
+                        &now,
+                    )
+                }
+                _ => None,
+            };
             flips.push(Flip {
-                query_id: gold.queries[q].id.clone(),
+                query_id: id.to_string(),
                 stratum: gold.stratum_name(q).to_string(),
                 text: gold.queries[q].text.clone(),
                 lost,
+                lost_in,
             });
         }
         if won {
@@ -1129,6 +1285,134 @@ fn flips(
         sa.cmp(&sb)
     });
     (flips, gained)
+}
+
+/// Each gold query's fate in the baseline, from its stored rankings judged
+/// on the current gold set; `None` when it stores no candidate lists, or
+/// its final rankings stop short of the cutoff.
+fn baseline_fates(prep: &Prepared, b: &Baseline, cutoff: Option<u32>, paired: &Paired) -> Option<Vec<Fate>> {
+    let cands = paired.rescored_candidates.as_ref()?;
+    let deep_enough = match (b.depth, cutoff) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(d), Some(k)) => k <= d,
+    };
+    if !deep_enough {
+        return None;
+    }
+    Some(
+        paired
+            .rescored
+            .iter()
+            .zip(cands)
+            .zip(&prep.contexts)
+            .map(|((f, c), ctx)| stages::fate(f, c, ctx, cutoff))
+            .collect(),
+    )
+}
+
+/// The two stages of a reranked retriever over `scopes`: queries by stage
+/// now and in the baseline (`base`, per gold query), the ceilings of the
+/// current candidates, and which stage lost more queries than before.
+fn stage_outcome(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    c: &CurrentCandidates,
+    base: Option<&[Fate]>,
+    scopes: &[compare::Scope],
+) -> StageOutcome {
+    let metrics = &cur.scores.metrics;
+    let cutoff = stages::default_cutoff(metrics);
+    let now: Vec<Fate> = cur
+        .rankings
+        .iter()
+        .zip(c.rankings)
+        .zip(&prep.contexts)
+        .map(|((f, cand), ctx)| stages::fate(f, cand, ctx, cutoff))
+        .collect();
+    let count = |fates: &[Fate], members: &[usize]| {
+        let mut l = Lost::default();
+        for &q in members {
+            match fates[q] {
+                Fate::Reached => l.reached += 1,
+                Fate::DroppedByRerank => l.dropped_by_rerank += 1,
+                Fate::MissedByRetrieval => l.missed_by_retrieval += 1,
+            }
+        }
+        l
+    };
+    let lost: Vec<ScopeLost> = scopes
+        .iter()
+        .map(|s| ScopeLost {
+            scope: s.name.clone(),
+            n: s.members.len(),
+            baseline: base.map(|b| count(b, &s.members)),
+            current: count(&now, &s.members),
+        })
+        .collect();
+    let ideal: Vec<Ranking> = c.rankings.iter().map(stages::ceiling_ranking).collect();
+    let ceiling_metrics = stages::ceiling_metrics(metrics);
+    let ceiling = Scores::compute(&ceiling_metrics, &ideal, &prep.contexts);
+    let mut ceilings = Vec::new();
+    for (cm, metric) in ceiling_metrics.iter().enumerate() {
+        let Some(m) = metrics.iter().position(|x| x == metric) else {
+            continue;
+        };
+        for (si, s) in scopes.iter().enumerate() {
+            if s.members.is_empty() {
+                continue;
+            }
+            let current = compare::scope_mean(&cur.scores.values[m], scopes, si, settings.weighting);
+            let ceil = compare::scope_mean(&ceiling.values[cm], scopes, si, settings.weighting);
+            ceilings.push(CeilingRow {
+                metric: *metric,
+                scope: s.name.clone(),
+                current,
+                ceiling: ceil,
+                ratio: stages::ratio(current, ceil),
+            });
+        }
+    }
+    StageOutcome {
+        candidates: c.path.clone(),
+        cutoff,
+        losses: stage_losses(&lost),
+        lost,
+        ceilings,
+        absent: Vec::new(),
+    }
+}
+
+/// The stages whose count of lost queries grew since the baseline: the
+/// reranker by its `dropped_by_rerank`, retrieval by `missed_by_retrieval`.
+fn stage_losses(lost: &[ScopeLost]) -> Vec<StageLoss> {
+    let grew = |s: &ScopeLost, stage: LostIn| -> usize {
+        let Some(b) = s.baseline else { return 0 };
+        let (was, now) = match stage {
+            LostIn::Rerank => (b.dropped_by_rerank, s.current.dropped_by_rerank),
+            LostIn::Retrieval | LostIn::Both => (b.missed_by_retrieval, s.current.missed_by_retrieval),
+        };
+        now.saturating_sub(was)
+    };
+    let Some(all) = lost.first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<StageLoss> = [LostIn::Rerank, LostIn::Retrieval]
+        .into_iter()
+        .filter_map(|stage| {
+            let more = grew(all, stage);
+            let mut strata: Vec<(String, usize)> = lost[1..]
+                .iter()
+                .map(|s| (s.scope.clone(), grew(s, stage)))
+                .filter(|(_, n)| *n > 0)
+                .collect();
+            strata.sort_by_key(|s| std::cmp::Reverse(s.1));
+            (more > 0).then_some(StageLoss { stage, more, strata })
+        })
+        .collect();
+    out.sort_by_key(|l| std::cmp::Reverse(l.more));
+    out
 }
 
 /// Warns when the new results moved away from what the gold set labels:

@@ -85,7 +85,11 @@ impl Fate {
 
 pub fn fate(final_run: &Ranking, candidates: &Ranking, ctx: &QueryContext, cutoff: Option<u32>) -> Fate {
     let k = cutoff.unwrap_or(u32::MAX);
-    if final_run.hits.iter().any(|h| h.rank <= k && ctx.relevant(h.grade)) {
+    if final_run
+        .hits
+        .iter()
+        .any(|h| h.rank <= k && ctx.relevant(h.grade))
+    {
         Fate::Reached
     } else if candidates.hits.iter().any(|h| ctx.relevant(h.grade)) {
         Fate::DroppedByRerank
@@ -229,14 +233,21 @@ pub fn check_same_queries(
 }
 
 /// Per gold query, the final run's ids that its candidate list lacks.
-pub fn absent_from_candidates(final_ids: &[Vec<String>], cand_ids: &[Vec<String>]) -> Vec<(usize, Vec<String>)> {
+pub fn absent_from_candidates(
+    final_ids: &[Vec<String>],
+    cand_ids: &[Vec<String>],
+) -> Vec<(usize, Vec<String>)> {
     let mut out = Vec::new();
     for (q, (f, c)) in final_ids.iter().zip(cand_ids).enumerate() {
         if f.is_empty() {
             continue;
         }
         let have: HashSet<&str> = c.iter().map(String::as_str).collect();
-        let absent: Vec<String> = f.iter().filter(|id| !have.contains(id.as_str())).cloned().collect();
+        let absent: Vec<String> = f
+            .iter()
+            .filter(|id| !have.contains(id.as_str()))
+            .cloned()
+            .collect();
         if !absent.is_empty() {
             out.push((q, absent));
         }
@@ -312,7 +323,10 @@ pub fn lost_in(
     if was.is_empty() {
         return None;
     }
-    let kept = was.iter().filter(|id| current_candidates.contains(id.as_str())).count();
+    let kept = was
+        .iter()
+        .filter(|id| current_candidates.contains(id.as_str()))
+        .count();
     Some(if kept == 0 {
         LostIn::Retrieval
     } else if kept == was.len() {
@@ -340,7 +354,10 @@ mod tests {
         };
         let r = ceiling_ranking(&c);
         assert_eq!(r.num_ret, 50);
-        assert_eq!(r.hits, vec![hit(1, 3), hit(2, 2), hit(3, 1), hit(4, 0), hit(5, -1)]);
+        assert_eq!(
+            r.hits,
+            vec![hit(1, 3), hit(2, 2), hit(3, 1), hit(4, 0), hit(5, -1)]
+        );
         assert_eq!(r.chunks, None);
         let spans = Ranking {
             num_ret: 9,
@@ -488,13 +505,24 @@ mod tests {
     fn queries_the_stages_do_not_share_are_an_error() {
         let gold = gold3();
         let p = std::path::Path::new;
-        assert!(check_same_queries(&gold, p("f"), &[true, true, false], p("c"), &[true, true, false]).is_ok());
+        assert!(
+            check_same_queries(&gold, p("f"), &[true, true, false], p("c"), &[true, true, false]).is_ok()
+        );
         let e = check_same_queries(&gold, p("f"), &[true, true, false], p("c"), &[true, false, true])
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("c: the candidates cover other queries than the final run"), "{e}");
-        assert!(e.contains("1 query of the final run f has no candidates: `q2`"), "{e}");
-        assert!(e.contains("1 query with candidates is absent from the final run: `q3`"), "{e}");
+        assert!(
+            e.starts_with("c: the candidates cover other queries than the final run"),
+            "{e}"
+        );
+        assert!(
+            e.contains("1 query of the final run f has no candidates: `q2`"),
+            "{e}"
+        );
+        assert!(
+            e.contains("1 query with candidates is absent from the final run: `q3`"),
+            "{e}"
+        );
         assert!(e.contains("hint:"), "{e}");
     }
 
@@ -507,8 +535,17 @@ mod tests {
             &[v(&["b", "a"]), v(&["a"]), v(&["z"])],
         );
         assert_eq!(absent, vec![(1, v(&["c"]))]);
-        let w = absent_warning(&gold, std::path::Path::new("f"), std::path::Path::new("c"), &absent).unwrap();
-        assert!(w.starts_with("f: 1 chunk in 1 query is not among the candidates c"), "{w}");
+        let w = absent_warning(
+            &gold,
+            std::path::Path::new("f"),
+            std::path::Path::new("c"),
+            &absent,
+        )
+        .unwrap();
+        assert!(
+            w.starts_with("f: 1 chunk in 1 query is not among the candidates c"),
+            "{w}"
+        );
         assert!(w.contains("`q2`"), "{w}");
     }
 
@@ -536,6 +573,9 @@ mod tests {
             lost_in(&deep, &labels[1], &ctx[1], Some(2), &set(&["y"])),
             Some(LostIn::Retrieval)
         );
-        assert_eq!(lost_in(&["x".to_string()], &labels[1], &ctx[1], Some(2), &set(&[])), None);
+        assert_eq!(
+            lost_in(&["x".to_string()], &labels[1], &ctx[1], Some(2), &set(&[])),
+            None
+        );
     }
 }

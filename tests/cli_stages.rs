@@ -88,7 +88,11 @@ fn json_has_candidates_metrics_ceilings_and_the_stage_of_each_query() {
     );
     assert_eq!(v["absent_from_candidates"], serde_json::json!({"q2": ["y9"]}));
     // The added chunk: one line on stderr, the ids only in the JSON.
-    let warned: Vec<&str> = o.stderr.lines().filter(|l| l.contains("not among the candidates")).collect();
+    let warned: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("not among the candidates"))
+        .collect();
     assert_eq!(warned.len(), 1, "{}", o.stderr);
     assert!(warned[0].contains("1 chunk in 1 query"), "{}", warned[0]);
     assert!(!warned[0].contains("y9"), "{}", warned[0]);
@@ -132,13 +136,24 @@ fn table_shows_final_ceiling_and_ratio() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("· cutoff 2\n"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("\nall     4        2                  1                    1\n"),
+        o.stdout
+            .contains("\nall     4        2                  1                    1\n"),
         "{}",
         o.stdout
     );
     // 0.5 / 0.75 and 0.345023 / 0.75.
-    assert!(o.stdout.contains("hit_rate@2  all    0.5000   0.7500         0.6667"), "{}", o.stdout);
-    assert!(o.stdout.contains("ndcg@2      all    0.3450   0.7500         0.4600"), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("hit_rate@2  all    0.5000   0.7500         0.6667"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("ndcg@2      all    0.3450   0.7500         0.4600"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
@@ -154,7 +169,10 @@ fn trec_lines_name_the_candidates_stage() {
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     // precision@2: q1 1/2, q4 1/2 (f is not relevant): 0.25.
-    assert_eq!(o.stdout, "precision@2\tall\t0.2500\ncandidates:recall@4\tall\t0.7500\n");
+    assert_eq!(
+        o.stdout,
+        "precision@2\tall\t0.2500\ncandidates:recall@4\tall\t0.7500\n"
+    );
     let o = eval(&[
         "--candidates",
         cands.to_str().unwrap(),
@@ -166,8 +184,16 @@ fn trec_lines_name_the_candidates_stage() {
         "trec_eval",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stdout.contains("candidates:recall_4   \tall\t0.7500\n"), "{}", o.stdout);
-    assert!(o.stdout.contains("P_2                   \tall\t0.2500\n"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("candidates:recall_4   \tall\t0.7500\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("P_2                   \tall\t0.2500\n"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
@@ -175,7 +201,8 @@ fn candidates_metrics_need_candidates() {
     let o = eval(&["-m", "candidates:recall@4"]);
     assert_eq!(o.code, 2);
     assert!(
-        o.stderr.contains("candidates:recall@4 scores the candidate list, and none was given"),
+        o.stderr
+            .contains("candidates:recall@4 scores the candidate list, and none was given"),
         "{}",
         o.stderr
     );

@@ -4,7 +4,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::gate::{decide, emit_warnings, evaluate_runs, history_entry, prepare, use_color, Evaluated};
+use super::gate::{
+    decide, emit_warnings, evaluate_runs, history_entry, prepare, use_color, Evaluated, Overrides,
+};
 use crate::baseline::{current_commit, now_utc, Baseline, Store, StoredQuery};
 use crate::cli::{BaselineCommand, Global, UpdateArgs};
 use crate::config::{valid_retriever_name, Config};
@@ -29,6 +31,7 @@ pub fn run(cmd: &BaselineCommand, global: &Global) -> Result<u8> {
 fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) -> Baseline {
     let summary = Summary::new(&e.scores, &prep.gold);
     let ids = e.judged.top_ids.as_ref();
+    let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
     Baseline {
         retriever: e.name.clone(),
         created_at: now_utc(),
@@ -38,7 +41,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         gold_path: prep.gold.path.display().to_string(),
         gold_fingerprint: prep.fingerprint.clone(),
         relevance_level: prep.relevance_level,
-        metrics: prep.metrics.clone(),
+        metrics: e.scores.metrics.clone(),
         depth: config.depth(),
         aggregates: summary.scope_means(),
         queries: prep
@@ -51,6 +54,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
                 stratum: prep.gold.stratum_name(i).to_string(),
                 values: e.scores.values.iter().map(|v| v[i]).collect(),
                 ranking: ids.map(|ids| ids[i].clone()).unwrap_or_default(),
+                candidates: cand_ids.map(|c| c[i].clone()),
                 text_sha: q.text.as_deref().map(crate::baseline::text_sha),
             })
             .collect(),
@@ -83,7 +87,15 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         .iter()
         .map(|n| store.lock(n, config.gate.lock_timeout, &mut on_wait))
         .collect::<Result<Vec<_>>>()?;
-    let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
+    let runs = evaluate_runs(
+        &config,
+        &prep,
+        &selected,
+        Overrides {
+            runs: &args.runs,
+            candidates: &args.candidates,
+        },
+    )?;
     let outcome = decide(&config, &prep, &runs, false, true, None)?;
 
     let format = global.format();

@@ -111,11 +111,14 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
     let view = report::EvalView {
         prep: &prep,
         run: &judged,
-        candidates: candidates.as_ref().zip(stages.as_ref()).map(|(c, s)| report::StageView {
-            run: c,
-            stages: s,
-            warnings: &stage_warnings,
-        }),
+        candidates: candidates
+            .as_ref()
+            .zip(stages.as_ref())
+            .map(|(c, s)| report::StageView {
+                run: c,
+                stages: s,
+                warnings: &stage_warnings,
+            }),
         scores: &scores,
         summary: &summary,
         per_query: args.per_query,

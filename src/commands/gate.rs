@@ -8,7 +8,7 @@ use anyhow::Result;
 use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
 use crate::chunks::ChunkMap;
 use crate::cli::{ColorChoice, GateArgs, Global};
-use crate::config::{Config, Retriever};
+use crate::config::{Candidates, Config, Retriever, RetrieverCommand};
 use crate::diag::{input_error_hint, name_some, usage_error, Warnings};
 use crate::eval::{Scores, Summary};
 use crate::fsutil::{emit, write_atomic};
@@ -21,12 +21,24 @@ use crate::report::gate::GateView;
 use crate::report::Format;
 use crate::retriever;
 use crate::run::{self, JudgedRun, KeepIds, RunFormat, RunOptions};
+use crate::stages;
 
 /// One retriever's current run, judged and scored.
 pub struct Evaluated {
     pub name: String,
     pub judged: JudgedRun,
+    /// The candidate list the run was reranked from, with every id kept.
+    pub candidates: Option<JudgedRun>,
     pub scores: Scores,
+    /// Per gold query, final results absent from the candidates.
+    pub absent: Vec<(usize, Vec<String>)>,
+}
+
+/// What `--run NAME=PATH` and `--candidates NAME=PATH` replace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overrides<'a> {
+    pub runs: &'a [(String, PathBuf)],
+    pub candidates: &'a [(String, PathBuf)],
 }
 
 pub fn prepare(config: &Config) -> Result<Prepared> {
@@ -38,21 +50,71 @@ pub fn prepare(config: &Config) -> Result<Prepared> {
     )
 }
 
+/// Reads a run file, or runs a retriever command and reads its output.
+fn read_source(
+    name: &str,
+    file: Option<&Path>,
+    cmd: Option<&RetrieverCommand>,
+    prep: &Prepared,
+    opts: &RunOptions,
+    what: &str,
+) -> Result<JudgedRun> {
+    let cmd = match (file, cmd) {
+        (Some(path), _) => return run::read(path, &prep.gold, &prep.labels, opts),
+        (None, Some(cmd)) => cmd,
+        (None, None) => {
+            return Err(usage_error(
+                format!("retriever `{name}` has no {what} to read"),
+                "give it a file or a command in the config",
+            ))
+        }
+    };
+    let label = if what == "run" {
+        format!("retriever {name}")
+    } else {
+        format!("retriever {name} ({what})")
+    };
+    let mut bar = super::Progress::new(label, prep.gold.len(), false);
+    let out = retriever::run(name, cmd, &prep.gold, &mut |n| bar.update(n));
+    bar.done();
+    let out = out?;
+    let opts = RunOptions {
+        format: Some(opts.format.unwrap_or(RunFormat::Jsonl)),
+        ..opts.clone()
+    };
+    let mut judged = run::read(&out.path, &prep.gold, &prep.labels, &opts).map_err(|e| {
+        usage_error(
+            format!(
+                "retriever `{name}`: the output of `{}` is not a {what}: {e}{}",
+                cmd.argv.join(" "),
+                retriever::stderr_note(&out.stderr_tail)
+            ),
+            "the command must write JSON lines {\"query_id\": ..., \"results\": [...]} on stdout, and nothing else",
+        )
+    })?;
+    judged.path = PathBuf::from(format!("command: {}", cmd.argv.join(" ")));
+    Ok(judged)
+}
+
 /// Reads the selected retrievers' runs (with `--run NAME=PATH` overrides),
-/// keeping ranked ids to the depth a baseline stores.
+/// keeping ranked ids to the depth a baseline stores, and their candidate
+/// lists where they name one (with `--candidates NAME=PATH` overrides),
+/// keeping every id.
 pub fn evaluate_runs(
     config: &Config,
     prep: &Prepared,
     selected: &[&Retriever],
-    overrides: &[(String, PathBuf)],
+    overrides: Overrides,
 ) -> Result<Vec<Evaluated>> {
-    for (name, _) in overrides {
-        config.retriever(name)?;
-        if !selected.iter().any(|r| &r.name == name) {
-            return Err(usage_error(
-                format!("--run {name}=...: `{name}` is not among the retrievers selected"),
-                "name it as a positional argument too, or drop the override",
-            ));
+    for (flag, list) in [("--run", overrides.runs), ("--candidates", overrides.candidates)] {
+        for (name, _) in list {
+            config.retriever(name)?;
+            if !selected.iter().any(|r| &r.name == name) {
+                return Err(usage_error(
+                    format!("{flag} {name}=...: `{name}` is not among the retrievers selected"),
+                    "name it as a positional argument too, or drop the override",
+                ));
+            }
         }
     }
     let keep = match config.depth() {
@@ -62,7 +124,12 @@ pub fn evaluate_runs(
     selected
         .iter()
         .map(|r| {
-            let file = overrides.iter().rev().find(|(n, _)| *n == r.name).map(|(_, p)| p.clone());
+            let pick = |list: &[(String, PathBuf)]| {
+                list.iter()
+                    .rev()
+                    .find(|(n, _)| *n == r.name)
+                    .map(|(_, p)| p.clone())
+            };
             // Only span labels need a chunk map; a gold set without them
             // does not pay for reading one.
             let chunks = match &r.chunks {
@@ -74,39 +141,63 @@ pub fn evaluate_runs(
                 keep_ids: keep,
                 chunks,
             };
-            let judged = match (file, &r.command) {
-                (Some(path), _) => run::read(&path, &prep.gold, &prep.labels, &opts)?,
-                (None, None) => run::read(&r.run, &prep.gold, &prep.labels, &opts)?,
-                (None, Some(cmd)) => {
-                    let mut bar = super::Progress::new(format!("retriever {}", r.name), prep.gold.len(), false);
-                    let out = retriever::run(&r.name, cmd, &prep.gold, &mut |n| bar.update(n));
-                    bar.done();
-                    let out = out?;
-                    let opts = RunOptions {
-                        format: Some(r.run_format.unwrap_or(RunFormat::Jsonl)),
-                        ..opts
-                    };
-                    let mut judged = run::read(&out.path, &prep.gold, &prep.labels, &opts).map_err(|e| {
-                        usage_error(
-                            format!(
-                                "retriever `{}`: the output of `{}` is not a run: {e}{}",
-                                r.name,
-                                cmd.argv.join(" "),
-                                retriever::stderr_note(&out.stderr_tail)
-                            ),
-                            "the command must write JSON lines {\"query_id\": ..., \"results\": [...]} on stdout, and nothing else",
-                        )
-                    })?;
-                    judged.path = PathBuf::from(format!("command: {}", cmd.argv.join(" ")));
-                    judged
-                }
-            };
+            let file = pick(overrides.runs).or_else(|| r.command.is_none().then(|| r.run.clone()));
+            let judged = read_source(&r.name, file.as_deref(), r.command.as_ref(), prep, &opts, "run")?;
             check_coverage(config, prep, &judged)?;
-            let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
+            let cand_file = pick(overrides.candidates).or_else(|| match &r.candidates {
+                Some(Candidates::File(p)) => Some(p.clone()),
+                _ => None,
+            });
+            let cand_cmd = match &r.candidates {
+                Some(Candidates::Command(c)) => Some(c),
+                _ => None,
+            };
+            let candidates = if cand_file.is_some() || cand_cmd.is_some() {
+                // One chunking serves both stages.
+                let opts = RunOptions {
+                    format: None,
+                    keep_ids: KeepIds::All,
+                    chunks: opts.chunks.clone(),
+                };
+                let c = read_source(
+                    &r.name,
+                    cand_file.as_deref(),
+                    cand_cmd,
+                    prep,
+                    &opts,
+                    "candidate list",
+                )?;
+                stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
+                Some(c)
+            } else {
+                None
+            };
+            // `candidates:` metrics apply only to a retriever that names its
+            // candidate list.
+            let metrics = match &candidates {
+                Some(_) => prep.metrics.clone(),
+                None => crate::metrics::final_only(&prep.metrics),
+            };
+            let scores = Scores::compute_stages(
+                &metrics,
+                &judged.rankings,
+                candidates.as_ref().map(|c| c.rankings.as_slice()),
+                &prep.contexts,
+            );
+            let absent = match (&candidates, &judged.top_ids) {
+                (Some(c), Some(f)) => c
+                    .top_ids
+                    .as_ref()
+                    .map(|ci| stages::absent_from_candidates(f, ci))
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
             Ok(Evaluated {
                 name: r.name.clone(),
                 judged,
+                candidates,
                 scores,
+                absent,
             })
         })
         .collect()
@@ -198,11 +289,34 @@ pub fn decide(
             run: e.judged.path.display().to_string(),
             rankings: &e.judged.rankings,
             scores: &e.scores,
+            candidates: e.candidates.as_ref().and_then(|c| {
+                Some(gate::CurrentCandidates {
+                    path: c.path.display().to_string(),
+                    rankings: &c.rankings,
+                    ids: c.top_ids.as_deref()?,
+                })
+            }),
         };
         let mut outcome = gate::evaluate(prep, &config.gate, &current, baseline.as_ref());
         // What the run reader noticed (absent queries above all) belongs in
         // the report a reviewer reads, first.
         let mut run_warnings = e.judged.warnings.0.clone();
+        if let Some(c) = &e.candidates {
+            run_warnings.extend(c.warnings.0.iter().cloned());
+            run_warnings.extend(stages::absent_warning(
+                &prep.gold,
+                &e.judged.path,
+                &c.path,
+                &e.absent,
+            ));
+        }
+        if let Some(st) = outcome.stages.as_mut() {
+            st.absent = e
+                .absent
+                .iter()
+                .map(|(q, ids)| (prep.gold.queries[*q].id.clone(), ids.clone()))
+                .collect();
+        }
         run_warnings.append(&mut outcome.warnings);
         outcome.warnings = run_warnings;
         if baseline.is_none() && !recording {
@@ -274,7 +388,7 @@ pub fn history_entry(
         gold_fingerprint: Some(prep.fingerprint.clone()),
         verdict: verdict.map(str::to_string),
         run: Some(e.judged.path.display().to_string()),
-        aggregates: HistoryEntry::aggregates_of(&prep.metrics, &scopes),
+        aggregates: HistoryEntry::aggregates_of(&e.scores.metrics, &scopes),
     }
 }
 
@@ -307,7 +421,15 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let selected = config.select(&args.names)?;
     check_baseline_dir(&config)?;
     let prep = prepare(&config)?;
-    let runs = evaluate_runs(&config, &prep, &selected, &args.runs)?;
+    let runs = evaluate_runs(
+        &config,
+        &prep,
+        &selected,
+        Overrides {
+            runs: &args.runs,
+            candidates: &args.candidates,
+        },
+    )?;
     let at_ref = match &args.baseline_ref {
         Some(rev) => Some(GitRef::resolve(&config.baselines, rev)?),
         None => None,

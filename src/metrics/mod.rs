@@ -365,7 +365,11 @@ impl FromStr for Metric {
                 let hint = match suggest(&base, &kinds) {
                     Some(s) => {
                         let k = kind_named(s).map_or(s, Kind::canonical);
-                        let pre = if stage == Stage::Candidates { CANDIDATES_PREFIX } else { "" };
+                        let pre = if stage == Stage::Candidates {
+                            CANDIDATES_PREFIX
+                        } else {
+                            ""
+                        };
                         let guess = cutoff.map_or_else(|| format!("{pre}{k}"), |c| format!("{pre}{k}@{c}"));
                         format!("did you mean `{guess}`? Metrics: {metrics}")
                     }
@@ -398,11 +402,7 @@ impl FromStr for Metric {
                 "r_precision looks at rank R, the number of relevant labels",
             ));
         }
-        Ok(Metric {
-            kind,
-            cutoff,
-            stage,
-        })
+        Ok(Metric { kind, cutoff, stage })
     }
 }
 

@@ -97,7 +97,13 @@ impl EvalView<'_> {
 
     /// Queries by stage at the cutoff, overall and per stratum.
     fn lost_table(&self, sv: &StageView) -> Table {
-        let headers = ["scope", "n", "reached", "dropped_by_rerank", "missed_by_retrieval"];
+        let headers = [
+            "scope",
+            "n",
+            "reached",
+            "dropped_by_rerank",
+            "missed_by_retrieval",
+        ];
         let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 1);
         for (scope, l) in &sv.stages.lost {
             let n = l.reached + l.dropped_by_rerank + l.missed_by_retrieval;
@@ -147,7 +153,9 @@ impl EvalView<'_> {
         format!(
             "two stages · candidates {} · cutoff {}",
             sv.run.path.display(),
-            sv.stages.cutoff.map_or_else(|| "none (whole run)".to_string(), |k| k.to_string())
+            sv.stages
+                .cutoff
+                .map_or_else(|| "none (whole run)".to_string(), |k| k.to_string())
         )
     }
 

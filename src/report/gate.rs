@@ -9,6 +9,14 @@
 //! `verdict`, plus `tolerance`, `mde`, `lower_bound`, `upper_bound`),
 //! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
 //! and `warnings[]`. Numbers that do not exist are `null`.
+//!
+//! A retriever with a candidate list (SPEC "Two stages") also has
+//! `stages`: `{"candidates", "cutoff", "lost": {scope: {"n", "baseline":
+//! {"reached", "dropped_by_rerank", "missed_by_retrieval"} | null,
+//! "current": {...}}}, "ceiling": {metric: {scope: {"current", "ceiling",
+//! "ratio"}}}, "losses": [{"stage", "more", "strata": {name: more}}],
+//! "absent_from_candidates": {query_id: [ids]}}`, and each of its flips a
+//! `lost_in` (`retrieval`, `rerank`, `both`, or `null` when unknown).
 
 use anstyle::{AnsiColor, Style};
 use serde_json::{json, Value};
@@ -17,8 +25,11 @@ use super::num;
 use super::table::{f4, short_commit, signed4, Table};
 use crate::config::Decision;
 use crate::escape::{self, markdown as md, markdown_code, terminal};
-use crate::gate::{Check, CheckVerdict, GateOutcome, Hypothesis, RetrieverOutcome, Verdict};
+use crate::gate::{
+    Check, CheckVerdict, Flip, GateOutcome, Hypothesis, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
+};
 use crate::report::Format;
+use crate::stages::{Lost, LostIn};
 
 const PASS: Style = AnsiColor::Green.on_default().bold();
 const FAIL: Style = AnsiColor::Red.on_default().bold();
@@ -82,8 +93,20 @@ impl GateView<'_> {
         )
     }
 
-    /// One sentence per retriever: what failed, or that nothing did.
+    /// One sentence per retriever: which stage lost queries, if one did,
+    /// then what failed, or that nothing did.
     fn summary(&self, r: &RetrieverOutcome) -> String {
+        let checks = self.checks_summary(r);
+        match r.stages.as_ref().map(|s| &s.losses) {
+            Some(losses) if !losses.is_empty() => {
+                let lines: Vec<String> = losses.iter().map(stage_loss_text).collect();
+                format!("{}; {checks}", lines.join("; "))
+            }
+            _ => checks,
+        }
+    }
+
+    fn checks_summary(&self, r: &RetrieverOutcome) -> String {
         if r.baseline.is_none() {
             return "no baseline yet: passes".into();
         }
@@ -252,13 +275,50 @@ impl GateView<'_> {
             r.flips.len(),
             if md { "**" } else { "" }
         );
+        if r.stages.is_some() {
+            // Grouped by the stage that lost them, then by stratum.
+            for (group, title) in [
+                (Some(LostIn::Rerank), "lost in rerank"),
+                (Some(LostIn::Retrieval), "lost in retrieval"),
+                (Some(LostIn::Both), "lost in both stages"),
+                (None, "stage unknown"),
+            ] {
+                let flips: Vec<&Flip> = r.flips.iter().filter(|f| f.lost_in == group).collect();
+                if flips.is_empty() {
+                    continue;
+                }
+                out += &if md {
+                    format!("- *{title}* ({})\n", flips.len())
+                } else {
+                    format!("  {title} ({}):\n", flips.len())
+                };
+                out += &self.flip_lines(&flips, md, 1);
+            }
+        } else {
+            let flips: Vec<&Flip> = r.flips.iter().collect();
+            out += &self.flip_lines(&flips, md, 0);
+        }
+        if r.gained > 0 {
+            out += &format!(
+                "{} quer{} went from miss to hit.\n",
+                r.gained,
+                if r.gained == 1 { "y" } else { "ies" }
+            );
+        }
+        out
+    }
+
+    /// Flips by stratum, indented `depth` levels further.
+    fn flip_lines(&self, flips: &[&Flip], md: bool, depth: usize) -> String {
+        let mut out = String::new();
         let mut last = "";
-        for f in &r.flips {
+        let pad = "  ".repeat(depth);
+        for f in flips {
             if f.stratum != last {
                 out += &if md {
-                    format!("- {}\n", escape::markdown(&f.stratum))
+                    format!("{pad}- {}\n", escape::markdown(&f.stratum))
                 } else {
-                    format!("  {}\n", terminal(&f.stratum))
+                    format!("{pad}  {}\n", terminal(&f.stratum))
                 };
                 last = &f.stratum;
             }
@@ -270,7 +330,7 @@ impl GateView<'_> {
                     .map(|t| text(escape::markdown(t)))
                     .unwrap_or_default();
                 format!(
-                    "  - {}{text}: lost {}\n",
+                    "{pad}  - {}{text}: lost {}\n",
                     markdown_code(&f.query_id),
                     f.lost.join(", ")
                 )
@@ -281,20 +341,64 @@ impl GateView<'_> {
                     .map(|t| text(terminal(t).into_owned()))
                     .unwrap_or_default();
                 format!(
-                    "    {}{text}: lost {}\n",
+                    "{pad}    {}{text}: lost {}\n",
                     terminal(&f.query_id),
                     f.lost.join(", ")
                 )
             };
         }
-        if r.gained > 0 {
-            out += &format!(
-                "{} quer{} went from miss to hit.\n",
-                r.gained,
-                if r.gained == 1 { "y" } else { "ies" }
-            );
-        }
         out
+    }
+
+    fn stage_title(st: &StageOutcome) -> String {
+        format!(
+            "Two stages at cutoff {} (candidates {}), baseline -> current:",
+            st.cutoff
+                .map_or_else(|| "none (whole run)".to_string(), |k| k.to_string()),
+            st.candidates
+        )
+    }
+
+    /// Queries by stage per scope, baseline -> current.
+    fn lost_table(st: &StageOutcome) -> Table {
+        let headers = [
+            "scope",
+            "n",
+            "reached",
+            "dropped_by_rerank",
+            "missed_by_retrieval",
+        ];
+        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 1);
+        for s in &st.lost {
+            let cell = |f: fn(&Lost) -> usize| match &s.baseline {
+                Some(b) => format!("{} -> {}", f(b), f(&s.current)),
+                None => format!("? -> {}", f(&s.current)),
+            };
+            t.push(vec![
+                s.scope.clone(),
+                s.n.to_string(),
+                cell(|l| l.reached),
+                cell(|l| l.dropped_by_rerank),
+                cell(|l| l.missed_by_retrieval),
+            ]);
+        }
+        t
+    }
+
+    /// Each final metric now beside its ceiling.
+    fn ceiling_table(st: &StageOutcome) -> Table {
+        let headers = ["metric", "scope", "current", "ceiling", "current/ceiling"];
+        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
+        for c in &st.ceilings {
+            t.push(vec![
+                c.metric.name(),
+                c.scope.clone(),
+                f4(c.current),
+                f4(c.ceiling),
+                c.ratio.map_or_else(|| "-".to_string(), f4),
+            ]);
+        }
+        t
     }
 
     fn improvements(&self, r: &RetrieverOutcome) -> Option<String> {
@@ -376,6 +480,16 @@ impl GateView<'_> {
             if let Some(imp) = self.improvements(r) {
                 out += &format!("\n{}\n", terminal(&imp));
             }
+            if let Some(st) = &r.stages {
+                out += &format!("\n{}\n", terminal(&Self::stage_title(st)));
+                for table in [Self::lost_table(st), Self::ceiling_table(st)] {
+                    for line in table.text().lines() {
+                        out += &format!("  {line}\n");
+                    }
+                    out.push('\n');
+                }
+                out.pop();
+            }
             let flips = self.flips_text(r, false);
             if !flips.is_empty() {
                 out.push('\n');
@@ -435,6 +549,13 @@ impl GateView<'_> {
             }
             if let Some(imp) = self.improvements(r) {
                 out += &format!("{}\n\n", md(&imp));
+            }
+            if let Some(st) = &r.stages {
+                out += &format!("**{}**\n\n", md(&Self::stage_title(st)));
+                out += &Self::lost_table(st).markdown();
+                out.push('\n');
+                out += &Self::ceiling_table(st).markdown();
+                out.push('\n');
             }
             out += &self.flips_text(r, true);
             if !r.warnings.is_empty() {
@@ -549,7 +670,13 @@ impl GateView<'_> {
                 let flips: Vec<Value> = r
                     .flips
                     .iter()
-                    .map(|f| json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost}))
+                    .map(|f| {
+                        let mut v = json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost});
+                        if let (Some(_), Some(o)) = (&r.stages, v.as_object_mut()) {
+                            o.insert("lost_in".into(), json!(f.lost_in.map(LostIn::name)));
+                        }
+                        v
+                    })
                     .collect();
                 json!({
                     "name": r.name,
@@ -563,6 +690,7 @@ impl GateView<'_> {
                     "added_queries": r.added_queries,
                     "removed_queries": r.removed_queries,
                     "gold_changed": r.gold_changed,
+                    "stages": r.stages.as_ref().map(stages_json),
                     "warnings": r.warnings,
                 })
             })
@@ -582,6 +710,79 @@ impl GateView<'_> {
             "warnings": o.warnings,
         })
     }
+}
+
+/// "12 more queries dropped by the reranker (how-to)".
+fn stage_loss_text(l: &StageLoss) -> String {
+    let what = match l.stage {
+        LostIn::Rerank => "dropped by the reranker",
+        LostIn::Retrieval | LostIn::Both => "missed by retrieval",
+    };
+    let strata = match l.strata.as_slice() {
+        [] => String::new(),
+        [(one, _)] => format!(" ({one})"),
+        many => format!(
+            " ({})",
+            many.iter()
+                .map(|(s, n)| format!("{s} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "{} more quer{} {what}{strata}",
+        l.more,
+        if l.more == 1 { "y" } else { "ies" }
+    )
+}
+
+fn lost_json(l: &Lost) -> Value {
+    json!({
+        "reached": l.reached,
+        "dropped_by_rerank": l.dropped_by_rerank,
+        "missed_by_retrieval": l.missed_by_retrieval,
+    })
+}
+
+fn stages_json(st: &StageOutcome) -> Value {
+    let mut lost = serde_json::Map::new();
+    for s in &st.lost {
+        lost.insert(
+            s.scope.clone(),
+            json!({"n": s.n, "baseline": s.baseline.as_ref().map(lost_json), "current": lost_json(&s.current)}),
+        );
+    }
+    let mut ceiling = serde_json::Map::new();
+    for c in &st.ceilings {
+        let entry = ceiling
+            .entry(c.metric.name())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Some(o) = entry.as_object_mut() {
+            o.insert(
+                c.scope.clone(),
+                json!({"current": num(c.current), "ceiling": num(c.ceiling), "ratio": c.ratio.map_or(Value::Null, num)}),
+            );
+        }
+    }
+    let losses: Vec<Value> = st
+        .losses
+        .iter()
+        .map(|l| {
+            let strata: serde_json::Map<String, Value> =
+                l.strata.iter().map(|(s, n)| (s.clone(), json!(n))).collect();
+            json!({"stage": l.stage.name(), "more": l.more, "strata": strata})
+        })
+        .collect();
+    let absent: serde_json::Map<String, Value> =
+        st.absent.iter().map(|(q, ids)| (q.clone(), json!(ids))).collect();
+    json!({
+        "candidates": st.candidates,
+        "cutoff": st.cutoff,
+        "lost": lost,
+        "ceiling": ceiling,
+        "losses": losses,
+        "absent_from_candidates": absent,
+    })
 }
 
 /// Decimals a Monte Carlo p-value supports with B resamples: its standard

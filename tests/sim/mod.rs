@@ -108,6 +108,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
                 stratum: w.prep.gold.stratum_name(i).to_string(),
                 values: values.iter().map(|v| v[i]).collect(),
                 ranking: Vec::new(),
+                candidates: None,
                 text_sha: None,
             })
             .collect(),
@@ -127,6 +128,7 @@ pub fn gate_once(w: &World, settings: &GateSettings, drop: f64, rng: &mut ChaCha
         run: "sim.jsonl".into(),
         rankings: &rankings,
         scores: &scores,
+        candidates: None,
     };
     gate::evaluate(&w.prep, settings, &cur, Some(&b))
 }
@@ -167,6 +169,7 @@ pub fn gate_full(
         run: "sim.jsonl".into(),
         rankings: &rankings,
         scores: &scores,
+        candidates: None,
     };
     gate::evaluate(&w.prep, settings, &cur, Some(&b))
 }
