@@ -1233,7 +1233,8 @@ fn flips(
     paired: &Paired,
     paired_idx: &[usize],
 ) -> (Vec<Flip>, usize) {
-    let stored = b.positions();
+    // Only a two-stage retriever's flips look up the baseline's rankings.
+    let stored = cur.candidates.as_ref().map(|_| b.positions()).unwrap_or_default();
     let gold = &prep.gold;
     let metrics = &cur.scores.metrics;
     let gated_metrics: Vec<usize> = (0..metrics.len())

@@ -381,3 +381,57 @@ fn candidates_overrides_and_their_errors() {
     assert!(o.stderr.contains("`q07`"), "{}", o.stderr);
     assert!(o.stderr.contains("hint:"), "{}", o.stderr);
 }
+
+/// A candidate list produced by a command, run like a command retriever:
+/// the gold queries on stdin, JSONL on stdout. It answers each qNN with
+/// `x1, rNN`: candidates:recall@20 is 1 everywhere, and the final run's
+/// n1 and n2 are not among its candidates (2 x 40 chunks).
+#[cfg(unix)]
+#[test]
+fn candidates_from_a_command() {
+    let p = Project::new();
+    let script = r#"sed -E 's/.*"query_id":"q([0-9]+)".*/{"query_id":"q\1","results":["x1","r\1"]}/'"#;
+    p.write(
+        "rgate.yaml",
+        &CONFIG.replace(
+            "    candidates: candidates.json\n",
+            &format!(
+                "    candidates: [sh, -c, {}]\n    timeout_s: 30\n",
+                serde_json::to_string(script).unwrap()
+            ),
+        ),
+    );
+    let o = p.rgate(&["baseline", "update", "reranked", "--format", "json"]);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let r = retriever(&v, "reranked");
+    assert!(
+        r["stages"]["candidates"]
+            .as_str()
+            .unwrap()
+            .starts_with("command: sh -c"),
+        "{:#}",
+        r["stages"]
+    );
+    assert_eq!(
+        r["stages"]["absent_from_candidates"].as_object().unwrap().len(),
+        40
+    );
+    assert!(r["warnings"]
+        .to_string()
+        .contains("80 chunks in 40 queries are not among the candidates"));
+    let b: Value =
+        serde_json::from_str(&fs::read_to_string(p.path("baselines/reranked.json")).unwrap()).unwrap();
+    assert_eq!(
+        b["queries"]["q07"]["candidates"],
+        serde_json::json!(["x1", "r07"])
+    );
+    assert_eq!(b["aggregates"]["all"]["candidates:recall@20"], 1.0);
+    let o = p.rgate(&["baseline", "show", "reranked"]);
+    assert!(
+        o.stdout
+            .contains("rankings kept to depth 3 · candidate lists kept whole\n"),
+        "{}",
+        o.stdout
+    );
+}

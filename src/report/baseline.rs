@@ -25,7 +25,7 @@ pub fn show(b: &Baseline, format: Format) -> String {
         t.push(row);
     }
     let head = format!(
-        "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({}, {}) · relevance level {} · rankings kept to depth {}\n\n",
+        "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({}, {}) · relevance level {} · rankings kept to depth {}{}\n\n",
         escape::terminal(&b.retriever),
         escape::terminal(&b.created_at),
         escape::terminal(&b.rgate_version),
@@ -35,7 +35,12 @@ pub fn show(b: &Baseline, format: Format) -> String {
         count(b.queries.len(), "query", "queries"),
         escape::terminal(&b.gold_fingerprint),
         b.relevance_level,
-        b.depth.map_or("all".to_string(), |d| d.to_string())
+        b.depth.map_or("all".to_string(), |d| d.to_string()),
+        if b.has_candidates() {
+            " · candidate lists kept whole"
+        } else {
+            ""
+        }
     );
     match format {
         Format::Markdown => format!(
