@@ -154,21 +154,23 @@ fn resampling_labels(labels: &[u32]) -> (Vec<u32>, bool) {
 }
 
 /// Runs the configured test on query-major deltas of several metrics (see
-/// [`test_scope`] for the rules that pick the test and the groups). The
-/// bootstrap draws each resample's indices once for all of them; the
-/// t-test and randomization test take one metric at a time. Under macro
-/// weighting the caller passes deltas already weighted (`n * w_q * d_q`),
-/// except for the stratified bootstrap, which weights by itself.
+/// [`test_scope`] for the rules that pick the test and the groups), column
+/// `j` at `alphas[j]`. The bootstrap draws each resample's indices once for
+/// all of them; the t-test and randomization test take one metric at a
+/// time. Under macro weighting the caller passes deltas already weighted
+/// (`n * w_q * d_q`), except for the stratified bootstrap, which weights by
+/// itself.
 fn run_test(
     test: TestKind,
     deltas: &[f64],
-    n_metrics: usize,
+    alphas: &[f64],
     strata: &Strata,
     weighting: stats::Weighting,
     s: &GateSettings,
 ) -> Vec<TestOutcome> {
+    let n_metrics = alphas.len();
     match test {
-        TestKind::Bootstrap => stats::bootstrap(
+        TestKind::Bootstrap => stats::bootstrap_alphas(
             deltas,
             n_metrics,
             strata,
@@ -178,18 +180,27 @@ fn run_test(
                 weighting,
                 alpha: s.alpha,
             },
+            alphas,
         ),
         TestKind::TTest | TestKind::Randomization => (0..n_metrics)
             .map(|m| {
                 let d: Vec<f64> = deltas.iter().skip(m).step_by(n_metrics.max(1)).copied().collect();
                 if test == TestKind::TTest {
-                    stats::t_test(&d, s.alpha)
+                    stats::t_test(&d, alphas[m])
                 } else {
-                    stats::randomization(&d, s.resamples, s.seed, s.alpha)
+                    stats::randomization(&d, s.resamples, s.seed, alphas[m])
                 }
             })
             .collect(),
     }
+}
+
+/// One test of a scope's metrics: at `alpha`, with `shift[k]` (none when
+/// empty) added to metric k's deltas; see [`test_scope`].
+#[derive(Debug, Clone, Copy)]
+pub struct Variant<'a> {
+    pub alpha: f64,
+    pub shift: &'a [f64],
 }
 
 /// Tests every metric of `metrics` (indices into the score vectors) in one
@@ -218,6 +229,29 @@ pub fn test_scope(
     settings: &GateSettings,
     shift: &[f64],
 ) -> ScopeTest {
+    let variant = Variant {
+        alpha: settings.alpha,
+        shift,
+    };
+    let mut tests = test_scope_variants(gold, scopes, scope, metrics, base, cur, settings, &[variant]);
+    tests.swap_remove(0)
+}
+
+/// [`test_scope`] once per variant (settings with that variant's alpha and
+/// shift), in one pass: the variants' deltas sit side by side in one matrix,
+/// so the bootstrap draws its indices once for all of them. Each outcome is
+/// bit-identical to the one [`test_scope`] gives for that variant alone.
+#[allow(clippy::too_many_arguments)]
+pub fn test_scope_variants(
+    gold: &GoldSet,
+    scopes: &[Scope],
+    scope: usize,
+    metrics: &[usize],
+    base: &dyn Fn(usize, usize) -> f64,
+    cur: &dyn Fn(usize, usize) -> f64,
+    settings: &GateSettings,
+    variants: &[Variant],
+) -> Vec<ScopeTest> {
     let members = &scopes[scope].members;
     let n = members.len();
     let test = test_for(settings.test, n);
@@ -240,40 +274,58 @@ pub fn test_scope(
     } else {
         vec![1.0; n]
     };
-    let shift_of = |k: usize| shift.get(k).copied().unwrap_or(0.0);
-    let mut deltas = Vec::with_capacity(n * metrics.len());
+    let m = metrics.len();
+    let shift_of = |v: &Variant, k: usize| v.shift.get(k).copied().unwrap_or(0.0);
+    let mut deltas = Vec::with_capacity(n * m * variants.len());
     for (i, &q) in members.iter().enumerate() {
-        for (k, &m) in metrics.iter().enumerate() {
-            deltas.push((cur(m, q) - base(m, q)) * weight[i] + shift_of(k));
+        for v in variants {
+            for (k, &mi) in metrics.iter().enumerate() {
+                deltas.push((cur(mi, q) - base(mi, q)) * weight[i] + shift_of(v, k));
+            }
         }
     }
+    let alphas: Vec<f64> = variants
+        .iter()
+        .flat_map(|v| std::iter::repeat_n(v.alpha, m))
+        .collect();
     let strata = Strata::from_labels(&groups);
     let weighting = if macro_overall && !pre_weight {
         stats::Weighting::Macro
     } else {
         stats::Weighting::Micro
     };
-    let mut outcomes = run_test(test, &deltas, metrics.len(), &strata, weighting, settings);
-    for (k, o) in outcomes.iter_mut().enumerate() {
-        let sh = shift_of(k);
-        if sh != 0.0 {
-            o.mean_delta -= sh;
-            o.ci_low -= sh;
-            o.ci_high -= sh;
-            o.lower_bound -= sh;
-            o.upper_bound -= sh;
-        }
-    }
+    let mut outcomes = run_test(test, &deltas, &alphas, &strata, weighting, settings).into_iter();
     let monte_carlo = match test {
         TestKind::Bootstrap => true,
         TestKind::Randomization => n > stats::EXACT_MAX_NONZERO,
         TestKind::TTest => false,
     };
-    ScopeTest {
-        test,
-        monte_carlo,
-        outcomes,
-    }
+    variants
+        .iter()
+        .map(|v| {
+            let outcomes = (0..m)
+                .map(|k| {
+                    let mut o = outcomes
+                        .next()
+                        .unwrap_or_else(|| TestOutcome::undefined(f64::NAN));
+                    let sh = shift_of(v, k);
+                    if sh != 0.0 {
+                        o.mean_delta -= sh;
+                        o.ci_low -= sh;
+                        o.ci_high -= sh;
+                        o.lower_bound -= sh;
+                        o.upper_bound -= sh;
+                    }
+                    o
+                })
+                .collect();
+            ScopeTest {
+                test,
+                monte_carlo,
+                outcomes,
+            }
+        })
+        .collect()
 }
 
 /// `candidate` against `baseline` on every metric, overall and (with

@@ -95,6 +95,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
             runs: &args.runs,
             candidates: &args.candidates,
         },
+        true,
     )?;
     let outcome = decide(&config, &prep, &runs, false, true, None)?;
 

@@ -97,14 +97,17 @@ fn read_source(
 }
 
 /// Reads the selected retrievers' runs (with `--run NAME=PATH` overrides),
-/// keeping ranked ids to the depth a baseline stores, and their candidate
-/// lists where they name one (with `--candidates NAME=PATH` overrides),
-/// keeping every id.
+/// keeping ranked ids to the depth a baseline stores when `for_baseline`,
+/// and their candidate lists where they name one (with `--candidates
+/// NAME=PATH` overrides), keeping every id. The gate alone reads a run's ids
+/// only to compare them with its candidate list; a run without one keeps
+/// none (700,000 strings for 7,000 queries at depth 100).
 pub fn evaluate_runs(
     config: &Config,
     prep: &Prepared,
     selected: &[&Retriever],
     overrides: Overrides,
+    for_baseline: bool,
 ) -> Result<Vec<Evaluated>> {
     for (flag, list) in [("--run", overrides.runs), ("--candidates", overrides.candidates)] {
         for (name, _) in list {
@@ -136,9 +139,14 @@ pub fn evaluate_runs(
                 Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(p)?)),
                 _ => None,
             };
+            let two_stage = r.candidates.is_some() || pick(overrides.candidates).is_some();
             let opts = RunOptions {
                 format: r.run_format,
-                keep_ids: keep,
+                keep_ids: if for_baseline || two_stage {
+                    keep
+                } else {
+                    KeepIds::None
+                },
                 chunks,
             };
             let file = pick(overrides.runs).or_else(|| r.command.is_none().then(|| r.run.clone()));
@@ -429,6 +437,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
             runs: &args.runs,
             candidates: &args.candidates,
         },
+        false,
     )?;
     let at_ref = match &args.baseline_ref {
         Some(rev) => Some(GitRef::resolve(&config.baselines, rev)?),

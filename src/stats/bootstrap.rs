@@ -45,6 +45,20 @@ pub fn bootstrap(
         .unwrap_or_else(|_| vec![TestOutcome::undefined(f64::NAN); n_metrics])
 }
 
+/// [`try_bootstrap_alphas`] for callers that build the deltas, the strata and
+/// the alphas together; a shape error (a bug) gives undefined outcomes as
+/// [`bootstrap`] does.
+pub fn bootstrap_alphas(
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    s: &BootstrapSettings,
+    alphas: &[f64],
+) -> Vec<TestOutcome> {
+    try_bootstrap_alphas(deltas, n_metrics, strata, s, alphas)
+        .unwrap_or_else(|_| vec![TestOutcome::undefined(f64::NAN); n_metrics])
+}
+
 /// Paired, stratified bootstrap for several metrics at once.
 ///
 /// `deltas` is query-major (`deltas[q * n_metrics + j]`), so one drawn query is
@@ -62,8 +76,33 @@ pub fn try_bootstrap(
     strata: &Strata,
     s: &BootstrapSettings,
 ) -> Result<Vec<TestOutcome>, StatsError> {
-    let outcomes = outcomes(deltas, n_metrics, strata, s)?;
-    Ok(outcomes.into_iter().map(|o| o.checked_alpha(s.alpha)).collect())
+    try_bootstrap_alphas(deltas, n_metrics, strata, s, &vec![s.alpha; n_metrics])
+}
+
+/// [`try_bootstrap`] with an alpha per column (`s.alpha` is ignored): the
+/// gate tests each metric plainly and against its margin at a corrected
+/// alpha, and passing both as columns of one matrix draws the resampled
+/// indices once for both. Each column's sums are the same operations in the
+/// same order as when it is tested alone, so the outcomes are bit-identical.
+pub fn try_bootstrap_alphas(
+    deltas: &[f64],
+    n_metrics: usize,
+    strata: &Strata,
+    s: &BootstrapSettings,
+    alphas: &[f64],
+) -> Result<Vec<TestOutcome>, StatsError> {
+    if alphas.len() != n_metrics {
+        return Err(StatsError::Alphas {
+            given: alphas.len(),
+            n_metrics,
+        });
+    }
+    let outcomes = outcomes(deltas, n_metrics, strata, s, alphas)?;
+    Ok(outcomes
+        .into_iter()
+        .zip(alphas)
+        .map(|(o, &a)| o.checked_alpha(a))
+        .collect())
 }
 
 fn outcomes(
@@ -71,6 +110,7 @@ fn outcomes(
     n_metrics: usize,
     strata: &Strata,
     s: &BootstrapSettings,
+    alphas: &[f64],
 ) -> Result<Vec<TestOutcome>, StatsError> {
     let m = n_metrics;
     if m == 0 || !deltas.len().is_multiple_of(m) {
@@ -145,7 +185,7 @@ fn outcomes(
                 .iter()
                 .flat_map(|blk| blk.chunks_exact(m).map(move |row| row[j]))
                 .collect();
-            outcome_from_resamples(obs, &mut stats, s.alpha)
+            outcome_from_resamples(obs, &mut stats, alphas[j])
         })
         .collect();
     Ok(outcomes)
@@ -301,6 +341,11 @@ impl Job<'_> {
             6 => self.run_fixed::<6>(rng, count),
             7 => self.run_fixed::<7>(rng, count),
             8 => self.run_fixed::<8>(rng, count),
+            // The gate's plain and margin tests of 5 to 8 metrics, side by side.
+            10 => self.run_fixed::<10>(rng, count),
+            12 => self.run_fixed::<12>(rng, count),
+            14 => self.run_fixed::<14>(rng, count),
+            16 => self.run_fixed::<16>(rng, count),
             _ => self.run_dyn(rng, count),
         }
     }
@@ -511,6 +556,50 @@ mod tests {
             let col: Vec<f64> = d.chunks_exact(3).map(|r| r[j]).collect();
             assert_eq!(bits(outcome), bits(&one(&col, &s)));
         }
+    }
+
+    #[test]
+    fn columns_at_their_own_alpha_match_separate_runs() {
+        // The gate's plain and margin tests as 12 columns of one matrix,
+        // stratified: each column must come out as when it is tested alone
+        // at its alpha (the 12-column kernel, the p-values and the quantiles).
+        let n = 41;
+        let m = 12;
+        let d: Vec<f64> = (0..n * m)
+            .map(|i| ((i * 7919) % 23) as f64 / 23.0 - 0.4)
+            .collect();
+        let labels: Vec<u32> = (0..n as u32).map(|q| q % 3).collect();
+        let strata = Strata::from_labels(&labels);
+        let s = settings(900, 3);
+        let alphas: Vec<f64> = (0..m).map(|j| if j < 6 { 0.05 } else { 0.01 }).collect();
+        let all = bootstrap_alphas(&d, m, &strata, &s, &alphas);
+        for j in 0..m {
+            let col: Vec<f64> = d.chunks_exact(m).map(|r| r[j]).collect();
+            let alone = bootstrap(
+                &col,
+                1,
+                &strata,
+                &BootstrapSettings {
+                    alpha: alphas[j],
+                    ..s
+                },
+            )
+            .remove(0);
+            assert_eq!(bits(&all[j]), bits(&alone), "column {j}");
+        }
+        let col6: Vec<f64> = d.chunks_exact(m).map(|r| r[6]).collect();
+        let at_05 = bootstrap(&col6, 1, &strata, &s).remove(0);
+        assert_ne!(
+            all[6].ci_low, at_05.ci_low,
+            "column 6 is read at its own alpha, not s.alpha"
+        );
+        assert!(matches!(
+            try_bootstrap_alphas(&d, m, &strata, &s, &alphas[..5]),
+            Err(StatsError::Alphas {
+                given: 5,
+                n_metrics: 12
+            })
+        ));
     }
 
     #[test]

@@ -87,7 +87,7 @@ use std::fmt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use bootstrap::{bootstrap, try_bootstrap, BootstrapSettings};
+pub use bootstrap::{bootstrap, bootstrap_alphas, try_bootstrap, try_bootstrap_alphas, BootstrapSettings};
 pub use correction::{bonferroni, holm};
 pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
 pub use quantile::quantile_sorted;
@@ -258,6 +258,8 @@ pub enum StatsError {
     Shape { len: usize, n_metrics: usize },
     /// The strata do not list every query index `0..n` exactly once.
     Strata { n_queries: usize, reason: String },
+    /// Not one alpha per metric.
+    Alphas { given: usize, n_metrics: usize },
 }
 
 impl fmt::Display for StatsError {
@@ -269,6 +271,9 @@ impl fmt::Display for StatsError {
             ),
             StatsError::Strata { n_queries, reason } => {
                 write!(f, "strata do not partition the {n_queries} queries: {reason}")
+            }
+            StatsError::Alphas { given, n_metrics } => {
+                write!(f, "{given} alphas given for {n_metrics} metrics")
             }
         }
     }
