@@ -26,6 +26,7 @@ use serde_json::{json, Map, Value};
 
 use crate::diag::{input_error, input_error_hint};
 use crate::fsutil::{refuse_symlink, write_atomic};
+use crate::judge::Place;
 use crate::metrics::Metric;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -45,6 +46,42 @@ pub struct StoredQuery {
     /// [`text_sha`] of the query's text when recorded, so the gate can warn
     /// when a paired query now asks something else (absent in older files).
     pub text_sha: Option<String>,
+    /// Where each ranked id lies, aligned with `ranking` (`None` where the
+    /// run did not say): stored only for gold sets with span labels, whose
+    /// re-scoring needs the text of the ranked chunks. Empty otherwise.
+    pub spans: Vec<Option<Place>>,
+    /// Where each candidate lies, aligned with `candidates`, likewise.
+    pub candidate_spans: Vec<Option<Place>>,
+}
+
+/// Places as stored: `[doc, start, end]` or null each.
+type RawPlaces = Option<Vec<Option<(String, u64, u64)>>>;
+
+/// Stored places, checked: one per id of the list they describe, and no
+/// empty or reversed span.
+fn places(raw: RawPlaces, ids: usize, what: &str) -> std::result::Result<Vec<Option<Place>>, String> {
+    let raw = raw.unwrap_or_default();
+    if !raw.is_empty() && raw.len() != ids {
+        return Err(format!("stores {} span locations for {ids} {what}", raw.len()));
+    }
+    if let Some((doc, start, end)) = raw.iter().flatten().find(|(d, s, e)| d.is_empty() || s >= e) {
+        return Err(format!(
+            "stores the span {start}..{end} of `{doc}`, which is empty or reversed"
+        ));
+    }
+    Ok(raw
+        .into_iter()
+        .map(|p| p.map(|(doc, start, end)| Place { doc, start, end }))
+        .collect())
+}
+
+fn places_json(places: &[Option<Place>]) -> Value {
+    Value::Array(
+        places
+            .iter()
+            .map(|p| p.as_ref().map_or(Value::Null, |p| json!([p.doc, p.start, p.end])))
+            .collect(),
+    )
 }
 
 /// A short hash of a query's text: the first 16 hex digits of its sha256.
@@ -74,6 +111,9 @@ pub struct Baseline {
     pub relevance_level: i32,
     pub metrics: Vec<Metric>,
     pub depth: Option<u32>,
+    /// The span coverage the values were computed at; only for gold sets
+    /// with span labels (a change of it re-scores, as a relevance level does).
+    pub span_coverage: Option<f64>,
     /// `all` first, then each stratum.
     pub aggregates: Vec<ScopeMeans>,
     pub queries: Vec<StoredQuery>,
@@ -417,6 +457,8 @@ struct RawBaseline {
     relevance_level: i32,
     metrics: Vec<String>,
     depth: Option<u32>,
+    #[serde(default)]
+    span_coverage: Option<f64>,
     aggregates: Keyed<RawScope>,
     queries: Keyed<RawQuery>,
 }
@@ -442,6 +484,11 @@ struct RawQuery {
     candidates: Option<Vec<String>>,
     #[serde(default)]
     text_sha: Option<String>,
+    /// `[doc, start, end]` or null per ranked id.
+    #[serde(default)]
+    spans: RawPlaces,
+    #[serde(default)]
+    candidate_spans: RawPlaces,
 }
 
 /// A JSON object read in file order, refusing a key given twice (serde_json
@@ -730,6 +777,11 @@ impl Baseline {
                     ));
                 }
             }
+            let spans = places(q.spans, q.ranking.len(), "ranked ids")
+                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
+            let n_cand = q.candidates.as_ref().map_or(0, Vec::len);
+            let candidate_spans = places(q.candidate_spans, n_cand, "candidates")
+                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
             queries.push(StoredQuery {
                 id,
                 stratum: q.stratum,
@@ -737,6 +789,8 @@ impl Baseline {
                 ranking: q.ranking,
                 candidates: q.candidates,
                 text_sha: q.text_sha,
+                spans,
+                candidate_spans,
             });
         }
         Ok(Baseline {
@@ -750,6 +804,7 @@ impl Baseline {
             relevance_level: raw.relevance_level,
             metrics,
             depth: raw.depth,
+            span_coverage: raw.span_coverage,
             aggregates,
             queries,
         })
@@ -774,6 +829,9 @@ impl Baseline {
         let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
         let _ = writeln!(out, "  \"metrics\": {},", s(&names));
         let _ = writeln!(out, "  \"depth\": {},", s(&self.depth));
+        if let Some(c) = self.span_coverage {
+            let _ = writeln!(out, "  \"span_coverage\": {},", json!(c));
+        }
         out.push_str("  \"aggregates\": {\n");
         for (i, a) in self.aggregates.iter().enumerate() {
             let mut o = Map::new();
@@ -798,6 +856,14 @@ impl Baseline {
                 }
                 if let Some(h) = &q.text_sha {
                     o.insert("text_sha".into(), json!(h));
+                }
+            }
+            if let Some(o) = row.as_object_mut() {
+                if !q.spans.is_empty() {
+                    o.insert("spans".into(), places_json(&q.spans));
+                }
+                if !q.candidate_spans.is_empty() {
+                    o.insert("candidate_spans".into(), places_json(&q.candidate_spans));
                 }
             }
             let comma = if i + 1 < self.queries.len() { "," } else { "" };
@@ -1025,6 +1091,7 @@ mod tests {
             relevance_level: 1,
             metrics: vec!["recall@10".parse().unwrap(), "mrr@10".parse().unwrap()],
             depth: Some(10),
+            span_coverage: None,
             aggregates: vec![ScopeMeans {
                 scope: "all".into(),
                 n: 2,
@@ -1038,6 +1105,8 @@ mod tests {
                     ranking: vec!["a#1".into(), "b\"x".into()],
                     candidates: Some(vec!["c#9".into(), "a#1".into(), "b\"x".into()]),
                     text_sha: Some(text_sha("what is a#1?")),
+                    spans: Vec::new(),
+                    candidate_spans: Vec::new(),
                 },
                 StoredQuery {
                     id: "q2".into(),
@@ -1046,6 +1115,8 @@ mod tests {
                     ranking: vec![],
                     candidates: None,
                     text_sha: None,
+                    spans: Vec::new(),
+                    candidate_spans: Vec::new(),
                 },
             ],
         }
@@ -1058,6 +1129,72 @@ mod tests {
         assert!(text.contains("\n    \"q1\": {\"stratum\":\"how-to\""), "{text}");
         let back = Baseline::parse(Path::new("b.json"), &text).unwrap();
         assert_eq!(back, b);
+    }
+
+    #[test]
+    fn candidate_places_round_trip_and_are_checked() {
+        let mut b = sample();
+        b.span_coverage = Some(0.5);
+        let at = Place {
+            doc: "d".into(),
+            start: 3,
+            end: 9,
+        };
+        b.queries[0].candidate_spans = vec![None, Some(at), None];
+        let text = b.to_json_text();
+        assert!(
+            text.contains(",\"candidate_spans\":[null,[\"d\",3,9],null]}"),
+            "{text}"
+        );
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
+        let short = text.replace("[null,[\"d\",3,9],null]", "[null]");
+        let e = Baseline::parse(Path::new("b.json"), &short)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("query `q1` stores 1 span locations for 3 candidates"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn span_places_round_trip_and_are_checked() {
+        let mut b = sample();
+        b.span_coverage = Some(0.6);
+        b.queries[0].spans = vec![
+            Some(Place {
+                doc: "docs/a.md".into(),
+                start: 0,
+                end: 120,
+            }),
+            None,
+        ];
+        let text = b.to_json_text();
+        assert!(text.contains("\n  \"span_coverage\": 0.6,\n"), "{text}");
+        assert!(
+            text.contains(",\"spans\":[[\"docs/a.md\",0,120],null]}"),
+            "{text}"
+        );
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
+        // Without spans nothing is written: older files read the same.
+        assert!(!sample().to_json_text().contains("span"));
+        // One place per ranked id, and no empty span.
+        let short = text.replace("[[\"docs/a.md\",0,120],null]", "[null]");
+        let e = Baseline::parse(Path::new("b.json"), &short)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("query `q1` stores 1 span locations for 2 ranked ids"),
+            "{e}"
+        );
+        let empty = text.replace("[\"docs/a.md\",0,120]", "[\"docs/a.md\",120,120]");
+        let e = Baseline::parse(Path::new("b.json"), &empty)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("stores the span 120..120 of `docs/a.md`, which is empty or reversed"),
+            "{e}"
+        );
     }
 
     #[test]

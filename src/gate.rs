@@ -329,10 +329,17 @@ fn pair(
         .iter()
         .map(|q| stored.contains_key(q.id.as_str()))
         .collect();
-    let same_gold = b.gold_fingerprint == prep.fingerprint && b.relevance_level == prep.relevance_level;
-    // Span labels are judged by where the ranked chunks lie, which a
-    // baseline of ids alone does not say: its values cannot be recomputed.
-    let locatable = !gold.has_spans();
+    let spans = gold.has_spans();
+    let same_gold = b.gold_fingerprint == prep.fingerprint
+        && b.relevance_level == prep.relevance_level
+        && (!spans || b.span_coverage == Some(prep.span_coverage));
+    // Span labels are judged by where the ranked chunks lie: a baseline
+    // re-scores against them only when it stored the places of its ranked
+    // chunks (one recorded while the gold set had spans).
+    let locatable = !spans
+        || b.queries
+            .iter()
+            .all(|q| q.ranking.is_empty() || !q.spans.is_empty());
     let covers = |m: &Metric| {
         locatable
             && match (b.depth, m.depth()) {
@@ -346,28 +353,54 @@ fn pair(
         .iter()
         .enumerate()
         .map(|(i, q)| match stored.get(q.id.as_str()) {
+            Some(&s) if !b.queries[s].spans.is_empty() => Ranking::from_located(
+                b.queries[s]
+                    .ranking
+                    .iter()
+                    .zip(&b.queries[s].spans)
+                    .map(|(id, p)| (id.as_str(), p.as_ref().map(|p| p.located()))),
+                &prep.labels[i],
+            ),
             Some(&s) => {
                 Ranking::from_ordered(b.queries[s].ranking.iter().map(String::as_str), &prep.labels[i])
             }
             None => Ranking::default(),
         })
         .collect();
+    let cand_locatable = !spans
+        || b.queries
+            .iter()
+            .all(|q| q.candidates.as_ref().is_none_or(|c| c.is_empty()) || !q.candidate_spans.is_empty());
     let rescored_candidates: Option<Vec<Ranking>> =
-        ((two_stage || metrics.iter().any(Metric::is_candidates)) && b.has_candidates()).then(|| {
-            gold.queries
-                .iter()
-                .enumerate()
-                .map(|(i, q)| {
-                    match stored
-                        .get(q.id.as_str())
-                        .and_then(|&s| b.queries[s].candidates.as_ref())
-                    {
-                        Some(c) => Ranking::from_ordered(c.iter().map(String::as_str), &prep.labels[i]),
-                        None => Ranking::default(),
-                    }
-                })
-                .collect()
-        });
+        ((two_stage || metrics.iter().any(Metric::is_candidates)) && b.has_candidates() && cand_locatable)
+            .then(|| {
+                gold.queries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        match stored
+                            .get(q.id.as_str())
+                            .and_then(|&s| b.queries[s].candidates.as_ref())
+                        {
+                            Some(c) => {
+                                let s = stored[q.id.as_str()];
+                                let places = &b.queries[s].candidate_spans;
+                                if places.is_empty() {
+                                    Ranking::from_ordered(c.iter().map(String::as_str), &prep.labels[i])
+                                } else {
+                                    Ranking::from_located(
+                                        c.iter()
+                                            .zip(places)
+                                            .map(|(id, p)| (id.as_str(), p.as_ref().map(|p| p.located()))),
+                                        &prep.labels[i],
+                                    )
+                                }
+                            }
+                            None => Ranking::default(),
+                        }
+                    })
+                    .collect()
+            });
     let mut values = Vec::with_capacity(metrics.len());
     for m in metrics {
         let stored_idx = b.metric_index(m);
@@ -391,6 +424,12 @@ fn pair(
                         .map(|(r, c)| m.compute(r, c))
                         .collect(),
                 ),
+                _ if !cand_locatable => {
+                    warnings.push(format!(
+                        "{m} cannot be re-scored: the gold set has span labels and the baseline stores no locations of its candidates; its checks are skipped; record a new baseline to gate it"
+                    ));
+                    None
+                }
                 _ => {
                     warnings.push(format!(
                         "the baseline stores no candidate lists, so {m} has nothing to compare with: its checks are skipped; record a new baseline (it stores both stages) to gate it"
@@ -427,6 +466,9 @@ fn pair(
                     ),
                     Some(_) => format!(
                         "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored from rankings stored to depth {depth}: its checks are skipped; record a new baseline to gate it (or set baseline_depth: all)"
+                    ),
+                    None if !locatable => format!(
+                        "the baseline has no {m}, and cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped; record a new baseline to gate it"
                     ),
                     None => format!(
                         "the baseline has no {m} and stores rankings only to depth {depth}: its checks are skipped; record a new baseline to gate it"

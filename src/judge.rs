@@ -58,6 +58,35 @@ pub struct Located<'a> {
     pub end: u64,
 }
 
+/// An owned [`Located`]: where a baseline's ranked chunk lies, stored so
+/// the baseline can be re-scored against changed span labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub doc: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Place {
+    pub fn located(&self) -> Located<'_> {
+        Located {
+            doc: &self.doc,
+            start: self.start,
+            end: self.end,
+        }
+    }
+}
+
+impl From<Located<'_>> for Place {
+    fn from(l: Located<'_>) -> Place {
+        Place {
+            doc: l.doc.to_string(),
+            start: l.start,
+            end: l.end,
+        }
+    }
+}
+
 /// A ranked result that may bear on a query's labels: the grade of its id
 /// label, if it has one, and its location, if known.
 #[derive(Debug, Clone, Copy)]

@@ -20,6 +20,9 @@ pub struct Prepared {
     pub contexts: Vec<QueryContext>,
     pub metrics: Vec<Metric>,
     pub relevance_level: i32,
+    /// Share of a span label retrieved chunks must cover (see
+    /// [`crate::judge`]); the labels above are built at it.
+    pub span_coverage: f64,
     /// The gold set's fingerprint, hashed once.
     pub fingerprint: String,
     pub warnings: Warnings,
@@ -59,6 +62,7 @@ impl Prepared {
             contexts,
             metrics,
             relevance_level,
+            span_coverage: judge::DEFAULT_SPAN_COVERAGE,
             warnings,
         }
     }
@@ -69,6 +73,7 @@ impl Prepared {
         if self.gold.has_spans() {
             self.labels = judge::label_index_at(&self.gold, coverage);
         }
+        self.span_coverage = coverage;
         self
     }
 

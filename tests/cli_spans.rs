@@ -464,3 +464,157 @@ fn migrate_refuses_qrels() {
     );
     assert!(o.stderr.contains("hint:"), "{}", o.stderr);
 }
+
+/// A scratch project: the span fixture, one retriever `search` whose run
+/// and chunk map the test picks, a baselines directory.
+fn project(run_file: &str, chunks: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "gold.yaml",
+        "chunks_a.jsonl",
+        "chunks_b.jsonl",
+        "run_a.trec",
+        "run_b.jsonl",
+    ] {
+        std::fs::copy(fixture(&format!("spans/{name}")), dir.path().join(name)).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("baselines")).unwrap();
+    set_retriever(&dir, run_file, chunks);
+    dir
+}
+
+fn set_retriever(dir: &tempfile::TempDir, run_file: &str, chunks: &str) {
+    std::fs::write(
+        dir.path().join("rgate.yaml"),
+        format!(
+            "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@1]\nretrievers:\n  - name: search\n    run: {run_file}\n    chunks: {chunks}\ngate:\n  test: t-test\n  decision: threshold\n  rules:\n    - metric: recall@1\n      max_drop: 0.1\n      strata: overall\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn in_project(dir: &tempfile::TempDir, args: &[&str]) -> common::Out {
+    let mut c = rgate();
+    c.current_dir(dir.path())
+        .arg("--config")
+        .arg(dir.path().join("rgate.yaml"))
+        .args(args);
+    run(c)
+}
+
+fn check(o: &common::Out) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout));
+    v["retrievers"][0]["checks"][0].clone()
+}
+
+#[test]
+fn gate_pairs_a_new_chunking_with_the_old_by_query() {
+    // Baseline: chunking A (recall@1 0.875); the pull request switches the
+    // retriever to chunking B (0.625, q2 lost): a drop of 0.25, more than
+    // the 0.1 allowed, paired over the 4 queries.
+    let dir = project("run_a.trec", "chunks_a.jsonl");
+    let o = in_project(&dir, &["baseline", "update", "--note", "chunking A"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let stored = std::fs::read_to_string(dir.path().join("baselines/search.json")).unwrap();
+    // The places of the ranked chunks are stored, with the coverage used.
+    assert!(stored.contains("\"span_coverage\": 0.5,"), "{stored}");
+    // Ranked ids are kept to the deepest cutoff in use (1), each with its place.
+    assert!(
+        stored.contains(
+            "\"ranking\":[\"auth#1\"],\"text_sha\":\"49846b8ad452ac1d\",\"spans\":[[\"auth.md\",200,400]]}"
+        ),
+        "{stored}"
+    );
+    assert!(
+        stored.contains("\"ranking\":[\"keys#0\"],\"spans\":[[\"keys.md\",0,200]]}"),
+        "{stored}"
+    );
+    set_retriever(&dir, "run_b.jsonl", "chunks_b.jsonl");
+    let o = in_project(&dir, &["gate", "--format", "json"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let c = check(&o);
+    assert_eq!(
+        (c["n"].clone(), c["baseline"].clone(), c["current"].clone()),
+        (4.into(), 0.875.into(), 0.625.into())
+    );
+    assert_eq!(c["delta"], -0.25);
+    assert_eq!(c["verdict"], "fail");
+}
+
+#[test]
+fn a_baseline_with_stored_places_is_rescored_after_a_span_changes() {
+    let dir = project("run_a.trec", "chunks_a.jsonl");
+    assert_eq!(in_project(&dir, &["baseline", "update"]).code, 0);
+    // Drop q4's second span (auth [900,1000), never retrieved): q4's
+    // recall@1 becomes 1, so the baseline re-scored from its stored places
+    // is 1.0, not the 0.875 it recorded; the same run gates with delta 0.
+    let gold = dir.path().join("gold.yaml");
+    let text = std::fs::read_to_string(&gold).unwrap();
+    std::fs::write(
+        &gold,
+        text.replace("      - {doc: auth.md, start: 900, end: 1000}\n", ""),
+    )
+    .unwrap();
+    let o = in_project(&dir, &["gate", "--format", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c = check(&o);
+    assert_eq!(
+        (c["baseline"].clone(), c["current"].clone(), c["delta"].clone()),
+        (1.0.into(), 1.0.into(), 0.0.into())
+    );
+
+    // A baseline that stores no places (recorded by an rgate without span
+    // support) cannot be re-scored: the check is skipped, with a warning.
+    let path = dir.path().join("baselines/search.json");
+    let stored = std::fs::read_to_string(&path).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    for q in v["queries"].as_object_mut().unwrap().values_mut() {
+        q.as_object_mut().unwrap().remove("spans");
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = in_project(&dir, &["gate", "--format", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("recall@1 cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(check(&o), serde_json::Value::Null, "{}", o.stdout);
+}
+
+#[test]
+fn candidate_lists_rescore_through_their_stored_places_too() {
+    // A two-stage retriever: candidates run_a.trec (two per query), the
+    // final run its top 1 (the same file). Chunking A serves both stages.
+    let dir = project("run_a.trec", "chunks_a.jsonl");
+    std::fs::write(
+        dir.path().join("rgate.yaml"),
+        "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@1, candidates:recall@2]\nretrievers:\n  - name: search\n    run: run_a.trec\n    candidates: run_a.trec\n    chunks: chunks_a.jsonl\ngate:\n  decision: threshold\n  rules:\n    - metric: candidates:recall@2\n      max_drop: 0.1\n      strata: overall\n",
+    )
+    .unwrap();
+    let o = in_project(&dir, &["baseline", "update"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let stored = std::fs::read_to_string(dir.path().join("baselines/search.json")).unwrap();
+    assert!(
+        stored.contains("\"candidate_spans\":[[\"keys.md\",0,200],[\"auth.md\",400,600]]"),
+        "{stored}"
+    );
+    // candidates:recall@2 recorded 0.875 (q4 finds one of its two spans);
+    // without q4's auth span it is 1.0, re-scored from the stored places.
+    let gold = dir.path().join("gold.yaml");
+    let text = std::fs::read_to_string(&gold).unwrap();
+    std::fs::write(
+        &gold,
+        text.replace("      - {doc: auth.md, start: 900, end: 1000}\n", ""),
+    )
+    .unwrap();
+    let o = in_project(&dir, &["gate", "--format", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c = check(&o);
+    assert_eq!(c["metric"], "candidates:recall@2");
+    assert_eq!(
+        (c["baseline"].clone(), c["current"].clone()),
+        (1.0.into(), 1.0.into())
+    );
+}

@@ -32,6 +32,8 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
     let summary = Summary::new(&e.scores, &prep.gold);
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
+    let places = e.judged.top_places.as_ref();
+    let cand_places = e.candidates.as_ref().and_then(|c| c.top_places.as_ref());
     Baseline {
         retriever: e.name.clone(),
         created_at: now_utc(),
@@ -43,6 +45,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         relevance_level: prep.relevance_level,
         metrics: e.scores.metrics.clone(),
         depth: config.depth(),
+        span_coverage: prep.gold.has_spans().then_some(prep.span_coverage),
         aggregates: summary.scope_means(),
         queries: prep
             .gold
@@ -56,6 +59,8 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
                 ranking: ids.map(|ids| ids[i].clone()).unwrap_or_default(),
                 candidates: cand_ids.map(|c| c[i].clone()),
                 text_sha: q.text.as_deref().map(crate::baseline::text_sha),
+                spans: places.map(|p| p[i].clone()).unwrap_or_default(),
+                candidate_spans: cand_places.map(|p| p[i].clone()).unwrap_or_default(),
             })
             .collect(),
     }

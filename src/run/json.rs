@@ -23,7 +23,7 @@ use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
 use crate::chunks::ChunkMap;
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, strip_bom};
 use crate::gold::GoldSet;
-use crate::judge::{Located, QueryLabels, Ranking};
+use crate::judge::{Located, Place, QueryLabels, Ranking};
 
 /// Reads and judges a JSON or JSONL run; also returns how many results
 /// carried a location of their own.
@@ -66,7 +66,12 @@ pub fn read(
         }
     }
     let located = acc.located;
-    Ok((acc.finish(format), located))
+    let places = std::mem::take(&mut acc.places);
+    let mut judged = acc.finish(format);
+    if gold.has_spans() && judged.top_ids.is_some() {
+        judged.top_places = Some(places);
+    }
+    Ok((judged, located))
 }
 
 /// Spellings of a query's id in a JSONL line, in the order they are tried.
@@ -245,6 +250,8 @@ struct Acc<'a> {
     depth: Option<usize>,
     /// Results that carried their own location.
     located: usize,
+    /// Where each kept top id lies, for gold sets with span labels.
+    places: Vec<Vec<Option<Place>>>,
     rankings: Vec<Ranking>,
     present: Vec<bool>,
     ids: Vec<Vec<String>>,
@@ -267,6 +274,11 @@ impl<'a> Acc<'a> {
             chunks,
             depth,
             located: 0,
+            places: if depth.is_some() && gold.has_spans() {
+                vec![Vec::new(); gold.len()]
+            } else {
+                Vec::new()
+            },
             rankings: vec![Ranking::default(); gold.len()],
             present: vec![false; gold.len()],
             ids: if depth.is_some() {
@@ -346,6 +358,14 @@ impl<'a> Acc<'a> {
         self.present[q] = true;
         if let Some(d) = self.depth {
             self.ids[q] = unique.iter().take(d).map(|(s, _)| s.to_string()).collect();
+            if !self.places.is_empty() {
+                let chunks = self.chunks;
+                self.places[q] = unique
+                    .iter()
+                    .take(d)
+                    .map(|&(id, loc)| loc.or_else(|| chunks.and_then(|c| c.get(id))).map(Place::from))
+                    .collect();
+            }
         }
     }
 

@@ -24,7 +24,7 @@ use anyhow::Result;
 use crate::chunks::ChunkMap;
 use crate::diag::{input_error_hint, name_some, Warnings};
 use crate::gold::GoldSet;
-use crate::judge::{QueryLabels, Ranking};
+use crate::judge::{Place, QueryLabels, Ranking};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunFormat {
@@ -73,6 +73,10 @@ pub struct JudgedRun {
     pub present: Vec<bool>,
     /// Top ids per gold query, when [`RunOptions::keep_ids`] asked for them.
     pub top_ids: Option<Vec<Vec<String>>>,
+    /// Where each of those ids lies (`None` where unknown), kept only for a
+    /// gold set with span labels: a baseline re-scored against changed
+    /// spans needs the text its chunks held, not only their ids.
+    pub top_places: Option<Vec<Vec<Option<Place>>>>,
     pub warnings: Warnings,
 }
 
@@ -170,6 +174,7 @@ impl JudgedRun {
             rankings,
             present,
             top_ids,
+            top_places: None,
             warnings,
         }
     }
@@ -234,7 +239,17 @@ pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], opts: &RunOptio
             if chunks.is_none() {
                 no_locations(path, gold)?;
             }
-            trec::read(path, gold, labels, opts.keep_ids, chunks)?
+            let mut judged = trec::read(path, gold, labels, opts.keep_ids, chunks)?;
+            if gold.has_spans() {
+                if let (Some(ids), Some(map)) = (&judged.top_ids, chunks) {
+                    judged.top_places = Some(
+                        ids.iter()
+                            .map(|q| q.iter().map(|id| map.get(id).map(Place::from)).collect())
+                            .collect(),
+                    );
+                }
+            }
+            judged
         }
         RunFormat::Json | RunFormat::Jsonl => {
             let (judged, located) = json::read(path, format, gold, labels, opts.keep_ids, chunks)?;

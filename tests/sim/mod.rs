@@ -96,6 +96,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
         relevance_level: 1,
         metrics: w.metrics.clone(),
         depth: None,
+        span_coverage: None,
         aggregates: Vec::new(),
         queries: w
             .prep
@@ -110,6 +111,8 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
                 ranking: Vec::new(),
                 candidates: None,
                 text_sha: None,
+                spans: Vec::new(),
+                candidate_spans: Vec::new(),
             })
             .collect(),
     }
