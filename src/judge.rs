@@ -148,6 +148,7 @@ impl Ranking {
         };
         let cov = sp.coverage;
         let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sp.spans.len()];
+        let mut covered_len = vec![0u64; sp.spans.len()];
         let mut credited = vec![false; sp.spans.len()];
         let mut chunks = Vec::new();
         for t in touches {
@@ -166,7 +167,8 @@ impl Ranking {
                         chunk_grade = Some(chunk_grade.map_or(grade, |g| g.max(grade)));
                     }
                     if !credited[si]
-                        && union_len(&mut covered[si], from, to) as f64 >= cov * (end - start) as f64
+                        && union_len(&mut covered[si], &mut covered_len[si], from, to) as f64
+                            >= cov * (end - start) as f64
                     {
                         credited[si] = true;
                         hits.push(Hit { rank: t.rank, grade });
@@ -212,19 +214,22 @@ impl Ranking {
 }
 
 /// Adds `[from, to)` to a sorted list of disjoint intervals and returns the
-/// length they cover together. Overlapping chunks are not counted twice.
-fn union_len(list: &mut Vec<(u64, u64)>, from: u64, to: u64) -> u64 {
-    let at = list.partition_point(|&(s, _)| s < from);
-    list.insert(at, (from, to));
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
-    for &(s, e) in list.iter() {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
-        }
+/// length they cover together: overlapping chunks are not counted twice.
+/// Only the intervals the new one touches are merged (a binary search and
+/// one splice), so many small chunks inside one long span stay cheap.
+fn union_len(list: &mut Vec<(u64, u64)>, covered: &mut u64, from: u64, to: u64) -> u64 {
+    // Intervals ending before `from` or starting after `to` stay apart.
+    let lo = list.partition_point(|&(_, e)| e < from);
+    let hi = list.partition_point(|&(s, _)| s <= to);
+    let (mut start, mut end) = (from, to);
+    for &(s, e) in &list[lo..hi] {
+        start = start.min(s);
+        end = end.max(e);
+        *covered -= e - s;
     }
-    *list = merged;
-    list.iter().map(|&(s, e)| e - s).sum()
+    *covered += end - start;
+    list.splice(lo..hi, std::iter::once((start, end)));
+    *covered
 }
 
 /// The span labels of one query, indexed per document: spans sorted by
@@ -452,6 +457,21 @@ pub fn contexts(gold: &GoldSet, relevance_level: i32) -> Vec<QueryContext> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn union_of_intervals_counts_shared_text_once() {
+        let mut list = Vec::new();
+        let mut covered = 0;
+        assert_eq!(union_len(&mut list, &mut covered, 10, 20), 10);
+        assert_eq!(union_len(&mut list, &mut covered, 30, 40), 20);
+        // Touching [20, 30) joins all three.
+        assert_eq!(union_len(&mut list, &mut covered, 15, 35), 30);
+        assert_eq!(list, [(10, 40)]);
+        assert_eq!(union_len(&mut list, &mut covered, 0, 5), 35);
+        assert_eq!(union_len(&mut list, &mut covered, 40, 41), 36);
+        assert_eq!(union_len(&mut list, &mut covered, 12, 13), 36);
+        assert_eq!(list, [(0, 5), (10, 41)]);
+    }
     use crate::gold::Label;
 
     #[test]

@@ -618,3 +618,30 @@ fn candidate_lists_rescore_through_their_stored_places_too() {
         (1.0.into(), 1.0.into())
     );
 }
+
+#[test]
+fn gold_validate_and_stats_count_span_labels() {
+    let mut c = rgate();
+    c.args(["gold", "validate", "--gold"])
+        .arg(fixture("spans/gold.yaml"));
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("can never be hit"), "{}", o.stdout);
+    let mut c = rgate();
+    c.args(["gold", "stats", "--gold"])
+        .arg(fixture("spans/gold.yaml"));
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // 5 spans over 4 queries, all relevant, q4 with 2, q1 graded 2.
+    assert!(
+        o.stdout
+            .contains("\nall            4      1.25        1.25        1        2       1\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("labels by grade: grade 1: 4, grade 2: 1"),
+        "{}",
+        o.stdout
+    );
+}

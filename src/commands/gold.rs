@@ -72,7 +72,7 @@ fn validate(pick: &GoldPick, global: &Global) -> Result<u8> {
     let mut findings: Vec<Finding> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for q in &gold.queries {
-        if !q.labels.iter().any(|l| is_relevant(l.grade, level)) {
+        if !q.grades().any(|g| is_relevant(g, level)) {
             findings.push(Finding {
                 query: Some(q.id.clone()),
                 message: format!(
@@ -195,26 +195,25 @@ fn gold_stats(pick: &GoldPick, global: &Global) -> Result<u8> {
         ));
     }
     for q in &gold.queries {
-        for l in &q.labels {
-            *grade_mix.entry(l.grade).or_default() += 1;
+        for g in q.grades() {
+            *grade_mix.entry(g).or_default() += 1;
         }
     }
     for (name, idx) in &scopes {
         let n = idx.len().max(1) as f64;
-        let labels: usize = idx.iter().map(|&i| gold.queries[i].labels.len()).sum();
+        let labels: usize = idx.iter().map(|&i| gold.queries[i].label_count()).sum();
         let rel: Vec<usize> = idx
             .iter()
             .map(|&i| {
                 gold.queries[i]
-                    .labels
-                    .iter()
-                    .filter(|l| is_relevant(l.grade, level))
+                    .grades()
+                    .filter(|&g| is_relevant(g, level))
                     .count()
             })
             .collect();
         let graded = idx
             .iter()
-            .filter(|&&i| gold.queries[i].labels.iter().any(|l| l.grade > 1))
+            .filter(|&&i| gold.queries[i].grades().any(|g| g > 1))
             .count();
         t.push(vec![
             name.clone(),
