@@ -388,3 +388,70 @@ fn the_same_text_under_any_chunking_has_the_same_recall() {
         assert_eq!(value(&k, &r, &q, 1), 0.5, "chunks of {size}, reversed");
     }
 }
+
+/// The text [0, 100) of `a` and [200, 250) of `b`, cut at `cuts` (offsets
+/// inside those ranges), as located chunks in the given order of pieces.
+fn cut(cuts: &[u64], order_seed: u64) -> Vec<(String, &'static str, u64, u64)> {
+    let mut out = Vec::new();
+    for (doc, from, to) in [("a", 0u64, 100u64), ("b", 200, 250)] {
+        let mut points: Vec<u64> = cuts.iter().copied().filter(|&c| c > from && c < to).collect();
+        points.sort_unstable();
+        points.dedup();
+        let mut s = from;
+        for e in points.into_iter().chain(std::iter::once(to)) {
+            out.push((format!("{doc}@{s}"), doc, s, e));
+            s = e;
+        }
+    }
+    // Some fixed shuffle: rank order does not matter at full depth.
+    let n = out.len();
+    for i in 0..n {
+        let j = ((order_seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(i as u64))
+            % n as u64) as usize;
+        out.swap(i, j);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Any two chunkings of the same retrieved text, in any rank order,
+    /// give the same recall at full depth, and it is the share of spans
+    /// whose overlap with that text reaches the coverage.
+    #[test]
+    fn two_chunkings_of_the_same_text_have_the_same_recall(
+        cuts_1 in prop::collection::vec(0u64..260, 0..12),
+        cuts_2 in prop::collection::vec(0u64..260, 0..30),
+        seeds in (0u64..1000, 0u64..1000),
+        spans in prop::collection::vec((prop::bool::ANY, 0u64..300, 1u64..80), 1..6),
+        coverage in prop::sample::select(vec![0.25, 0.5, 0.75, 1.0]),
+    ) {
+        let mut seen = std::collections::HashSet::new();
+        let labels: Vec<SpanLabel> = spans
+            .iter()
+            .map(|&(in_a, start, len)| span(if in_a { "a" } else { "b" }, start, start + len, 1))
+            .filter(|s| seen.insert((s.doc.clone(), s.start, s.end)))
+            .collect();
+        let q = query(vec![], labels.clone());
+        // By hand: the text retrieved of each span, against the coverage.
+        let want = labels
+            .iter()
+            .filter(|s| {
+                let (from, to) = if s.doc == "a" { (0, 100) } else { (200, 250) };
+                let shared = s.end.min(to).saturating_sub(s.start.max(from));
+                shared as f64 >= coverage * (s.end - s.start) as f64
+            })
+            .count() as f64
+            / labels.len() as f64;
+        for (cuts, seed) in [(&cuts_1, seeds.0), (&cuts_2, seeds.1)] {
+            let chunks = cut(cuts, seed);
+            let view: Vec<(&str, &str, u64, u64)> =
+                chunks.iter().map(|(id, doc, s, e)| (id.as_str(), *doc, *s, *e)).collect();
+            let r = judge(&q, coverage, &view);
+            prop_assert_eq!(value(&format!("recall@{}", view.len()), &r, &q, 1), want);
+        }
+    }
+}
