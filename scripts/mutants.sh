@@ -10,6 +10,9 @@
 #                                         (e.g. `git diff main > changes.diff`)
 #   MUTANTS_JOBS=2  MUTANTS_TIMEOUT=60    parallel builds (one scratch tree each), test timeout in s
 #   MUTANTS_FAST=0                        skip the fast pass: every mutant against the whole suite
+#   MUTANTS_SHARD=0/4                     a systematic sample: every 4th mutant of each area
+#                                         (round-robin), for an estimate when the whole
+#                                         run would take too long
 #
 # Per area, two passes:
 #   1. fast: build and run only the test targets that exercise the area
@@ -81,6 +84,10 @@ for area in "${areas[@]}"; do
     common=(--file "$glob" --jobs "$jobs" --timeout "$timeout" --output "$out"
         --copy-target false --no-shuffle)
     [ -n "${MUTANTS_IN_DIFF:-}" ] && common+=(--in-diff "$MUTANTS_IN_DIFF")
+    # Only the first pass is sharded: the second (--iterate) re-tests that
+    # pass's survivors, and sharding its shorter list would pick others.
+    shard=()
+    [ -n "${MUTANTS_SHARD:-}" ] && shard=(--shard "$MUTANTS_SHARD" --sharding round-robin)
     if [ "$fast" = 1 ]; then
         echo "== $area: fast pass ($(fast_tests "$area"))"
         # --cargo-arg, not --cargo-test-arg: the selection must reach the
@@ -91,12 +98,12 @@ for area in "${areas[@]}"; do
         # unoptimized) outside the stats area; the full pass runs them all.
         skip=()
         [ "$area" != stats ] && skip=(-- -- --skip stats::)
-        PROPTEST_CASES=24 cargo mutants "${common[@]}" "${sel[@]}" "${skip[@]}" || true
+        PROPTEST_CASES=24 cargo mutants "${common[@]}" "${shard[@]}" "${sel[@]}" "${skip[@]}" || true
         echo "== $area: full suite on what the fast pass did not catch"
         cargo mutants "${common[@]}" --iterate --baseline skip || true
     else
         echo "== $area: full suite"
-        cargo mutants "${common[@]}" || true
+        cargo mutants "${common[@]}" "${shard[@]}" || true
     fi
 done
 

@@ -230,3 +230,116 @@ gate:
     assert!((f(r, "current") - 0.75).abs() < 1e-12, "{r}");
     assert_eq!(v["verdict"], "pass", "{v}");
 }
+
+/// Scopes over queries 0..n: `all`, then the given strata.
+fn scopes_of(strata: &[&[usize]]) -> Vec<rgate::compare::Scope> {
+    let mut all: Vec<usize> = strata.iter().flat_map(|s| s.iter().copied()).collect();
+    all.sort_unstable();
+    let mut out = vec![rgate::compare::Scope { name: "all".into(), members: all }];
+    for (i, s) in strata.iter().enumerate() {
+        out.push(rgate::compare::Scope { name: format!("s{i}"), members: s.to_vec() });
+    }
+    out
+}
+
+/// The standard error behind mde and "queries needed", by hand:
+/// values 1,2,3,4 have sample sd sqrt(5/3), so micro se = sqrt(5/3)/2;
+/// macro over strata {1,2},{3,4}: sqrt(0.5/2 + 0.5/2)/2; a one-query
+/// stratum borrows the overall sd: sqrt(5/3/1 + 1/3)/2.
+#[test]
+fn standard_error_by_hand() {
+    use rgate::config::Weighting::{Macro, Micro};
+    use rgate::gate::standard_error;
+    let v = [1.0, 2.0, 3.0, 4.0];
+    let even = scopes_of(&[&[0, 1], &[2, 3]]);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    assert!(close(standard_error(&v, &even, 0, Micro), (5.0f64 / 3.0).sqrt() / 2.0));
+    assert!(close(standard_error(&v, &even, 0, Macro), 0.5f64.sqrt() / 2.0));
+    // A stratum scope is sd/sqrt(n) under either weighting: sd(1,2) = sqrt(0.5).
+    assert!(close(standard_error(&v, &even, 1, Macro), 0.5f64.sqrt() / 2f64.sqrt()));
+    let lone = scopes_of(&[&[0], &[1, 2, 3]]);
+    assert!(close(standard_error(&v, &lone, 0, Macro), (5.0f64 / 3.0 + 1.0 / 3.0).sqrt() / 2.0));
+    // Nothing varies: no standard error at all (not 0, which would promise
+    // infinite power).
+    assert!(standard_error(&[2.0; 4], &even, 0, Micro).is_nan());
+    assert!(standard_error(&[2.0; 4], &even, 0, Macro).is_nan());
+}
+
+/// Which spread stands in, in order: the deltas, the baseline's values in
+/// the scope, the whole gold set's baseline values scaled to the scope, the floor.
+#[test]
+fn spread_se_falls_back_in_order() {
+    use rgate::config::Weighting::Micro;
+    use rgate::gate::spread_se;
+    let sc = scopes_of(&[&[0, 1], &[2, 3]]);
+    let (se, s) = spread_se(&[0.0, 1.0, 0.0, 1.0], &[5.0; 4], &sc, 0, Micro);
+    assert_eq!((s.name(), (se - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12), ("deltas", true));
+    let (se, s) = spread_se(&[0.5; 4], &[1.0, 2.0, 3.0, 4.0], &sc, 0, Micro);
+    assert_eq!((s.name(), (se - (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12), ("baseline", true));
+    // Stratum 1's baseline values are equal (1, 1); the gold set's sd of
+    // 1,1,3,5 is sqrt(11/3), over sqrt(2) queries.
+    let (se, s) = spread_se(&[0.5; 4], &[1.0, 1.0, 3.0, 5.0], &sc, 1, Micro);
+    assert_eq!((s.name(), (se - (11.0f64 / 3.0).sqrt() / 2f64.sqrt()).abs() < 1e-12), ("overall", true));
+    let (se, s) = spread_se(&[0.5; 4], &[1.0; 4], &sc, 1, Micro);
+    assert_eq!((s.name(), se.is_nan()), ("floor", true));
+}
+
+/// `power` for every decision, by hand from z(0.95) = 1.6448536 and
+/// z(0.8) = 0.8416212 (Python's statistics.NormalDist), n = 100, alpha 0.05:
+/// the mde, whether the tolerance is enforceable, the queries that would
+/// make it so, and how often an unchanged retriever fails.
+#[test]
+fn power_by_hand() {
+    use rgate::config::Decision::*;
+    use rgate::gate::{power, Spread};
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+    let d = Spread::Deltas;
+    let p = power(ConfidentDrop, 0.05, 0.01, d, 100, 0.05);
+    assert!(near(p.mde, 0.074864748605), "{:?}", p.mde);
+    assert!(p.enforceable && p.queries_needed.is_none() && p.unchanged_fails.is_none());
+    let p = power(ConfidentDrop, 0.01, 0.01, d, 100, 0.05);
+    assert!(near(p.mde, 0.034864748605));
+    assert_eq!((p.enforceable, p.queries_needed), (false, Some(619)));
+    // tolerance 0 is always enforceable: any significant drop fails.
+    assert!(power(ConfidentDrop, 0.0, 0.01, d, 100, 0.05).enforceable);
+    let p = power(SignificantDrop, 0.01, 0.01, d, 100, 0.05);
+    assert!(near(p.mde, 0.024864748605));
+    assert_eq!((p.enforceable, p.queries_needed), (false, Some(619)));
+    assert!(near(power(SignificantDrop, 0.05, 0.01, d, 100, 0.05).mde, 0.058416212336));
+    let p = power(NonInferiority, 0.05, 0.01, d, 100, 0.05);
+    assert!(near(p.mde, 0.041967676066));
+    assert!(near(p.unchanged_fails, 0.000396615005));
+    assert!(p.enforceable && p.queries_needed.is_none());
+    let p = power(NonInferiority, 0.005, 0.01, d, 100, 0.05);
+    assert_eq!(p.mde, None, "an unchanged run fails 87% of the time: no mde");
+    assert!(near(p.unchanged_fails, 0.873865101807));
+    assert_eq!((p.enforceable, p.queries_needed), (false, Some(2474)));
+    let p = power(Threshold, 0.02, 0.01, d, 100, 0.05);
+    assert!(near(p.mde, 0.028416212336));
+    assert!(near(p.unchanged_fails, 0.022750131948));
+    assert!(p.enforceable && p.queries_needed.is_none());
+    let p = power(Threshold, 0.01, 0.01, d, 100, 0.05);
+    assert_eq!((p.enforceable, p.queries_needed), (false, Some(271)));
+}
+
+/// Without any spread only the query count bounds the mde: 20 queries at
+/// alpha 0.05 need k = floor(log2 20) + 1 = 5 equal losses, a step of 0.25.
+#[test]
+fn power_floor_by_hand() {
+    use rgate::config::Decision::*;
+    use rgate::gate::{power, Spread};
+    let f = |dec, tol| power(dec, tol, f64::NAN, Spread::Deltas, 20, 0.05);
+    let p = f(ConfidentDrop, 0.1);
+    assert_eq!((p.mde, p.enforceable, p.spread.name()), (Some(0.35), false, "floor"));
+    // A zero standard error is no spread either (not infinite power).
+    let zero = power(ConfidentDrop, 0.1, 0.0, Spread::Deltas, 20, 0.05);
+    assert_eq!((zero.mde, zero.spread.name()), (Some(0.35), "floor"));
+    assert!(f(ConfidentDrop, 0.0).enforceable);
+    assert!(f(ConfidentDrop, 0.25).enforceable);
+    assert_eq!(f(SignificantDrop, 0.1).mde, Some(0.25));
+    assert_eq!(f(SignificantDrop, 0.3).mde, Some(0.3));
+    assert_eq!(f(Threshold, 0.1).mde, Some(0.1 + 1.0 / 20.0));
+    assert_eq!(f(NonInferiority, 0.1).mde, None);
+    let none = power(ConfidentDrop, 0.1, 0.01, Spread::Deltas, 0, 0.05);
+    assert_eq!((none.mde, none.enforceable), (None, false));
+}
