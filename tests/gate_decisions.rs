@@ -484,3 +484,44 @@ fn a_paired_query_whose_text_changed_is_named() {
         o.warnings
     );
 }
+
+/// A corrected p within two Monte Carlo standard errors of alpha is
+/// re-tested at ten times B (here sqrt(0.05 * 0.95 / 1000) = 0.0069, so
+/// p in 0.036..0.064 at B = 1000); a clear result, the threshold mode
+/// (no p involved) and a B already at the maximum are not.
+#[test]
+fn borderline_results_are_retested_at_ten_times_b() {
+    let bootstrap = |decision, b| GateSettings {
+        test: TestKind::Bootstrap,
+        resamples: b,
+        ..settings(decision, 0.0, StrataSel::Overall)
+    };
+    // Mean -0.0325 against a bootstrap se of 0.0198: z = 1.64, p near 0.05.
+    let near = deltas(0.0225);
+    let o = gate_world(&bootstrap(Decision::SignificantDrop, 1000), &near);
+    assert_eq!(o.resamples, 10_000, "{:?}", only(&o).cmp);
+    let p = only(&o).cmp.p_value;
+    assert!((0.036..0.064).contains(&p), "p at 10,000 resamples: {p}");
+    // Mean -0.055, z = 2.8: p about 0.003, clear of alpha.
+    let o = gate_world(&bootstrap(Decision::SignificantDrop, 1000), &deltas(0.0));
+    assert_eq!(o.resamples, 1000, "{:?}", only(&o).cmp);
+    let o = gate_world(&bootstrap(Decision::Threshold, 1000), &near);
+    assert_eq!(o.resamples, 1000);
+    // The t-test's p is exact: nothing to re-test.
+    let t = GateSettings {
+        test: TestKind::TTest,
+        ..bootstrap(Decision::SignificantDrop, 1000)
+    };
+    let o = gate_world(&t, &near);
+    assert_eq!(o.resamples, 1000);
+    assert!((0.036..0.064).contains(&only(&o).cmp.p_value), "{:?}", only(&o).cmp);
+    let o = gate_world(&bootstrap(Decision::SignificantDrop, rgate::gate::MAX_RESAMPLES), &near);
+    assert_eq!(o.resamples, rgate::gate::MAX_RESAMPLES);
+}
+
+fn gate_world(s: &GateSettings, d: &[f64]) -> RetrieverOutcome {
+    let w = sim::world_of(&[d.len()], &["hit_rate@3"]);
+    let base = vec![vec![0.5; d.len()]];
+    let cur = vec![d.iter().map(|x| 0.5 + x).collect()];
+    sim::gate_values(&w, s, &base, &cur)
+}
