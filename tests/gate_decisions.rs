@@ -167,6 +167,15 @@ fn every_correction_gives_its_exact_adjusted_p() {
             1.0 - 0.05 / 3.0
         };
         close(by_scope(&o, "all").bound_level, level, "bound level");
+        // And the bounds themselves are taken at that level (scipy:
+        // mean -0.04 +/- t(level, 59) * se over all 60 queries).
+        let (lo, hi) = if correction == Correction::None {
+            (-0.06378255858114035, -0.016217441418859665)
+        } else {
+            (-0.07101167810414985, -0.008988321895850162)
+        };
+        close(by_scope(&o, "all").lower_bound, lo, "lower bound");
+        close(by_scope(&o, "all").upper_bound, hi, "upper bound");
     }
 }
 
@@ -524,4 +533,41 @@ fn gate_world(s: &GateSettings, d: &[f64]) -> RetrieverOutcome {
     let base = vec![vec![0.5; d.len()]];
     let cur = vec![d.iter().map(|x| 0.5 + x).collect()];
     sim::gate_values(&w, s, &base, &cur)
+}
+
+/// The too-small warning names the scope, the queries it would need
+/// (k = floor(log2(1 / 0.05)) + 1 = 5 equal losses reach p = 1/32 < 0.05)
+/// and what the mode does with it.
+#[test]
+fn too_small_warning_says_how_many_queries_and_what_fails() {
+    let w = sim::world_of(&[2], &["hit_rate@3"]);
+    for (decision, effect) in [
+        (Decision::ConfidentDrop, "its checks can never fail"),
+        (Decision::NonInferiority, "its checks fail whatever the results"),
+    ] {
+        let s = settings(decision, 0.1, StrataSel::Overall);
+        let o = sim::gate_values(&w, &s, &[vec![1.0, 1.0]], &[vec![0.5, 0.5]]);
+        let warn = o.warnings.iter().find(|w| w.contains("too small to gate at all")).unwrap();
+        assert!(warn.contains("all (2 queries)"), "{warn}");
+        assert!(warn.contains("give each at least 5 queries"), "{warn}");
+        assert!(warn.contains(effect), "{decision:?}: {warn}");
+    }
+}
+
+/// Under threshold and non-inferiority the power warning gives the chance
+/// that an unchanged retriever fails some check: 1 - prod(1 - p_i) over
+/// the gated checks' own chances.
+#[test]
+fn power_warning_gives_the_family_chance_an_unchanged_run_fails() {
+    let w = sim::world_of(&[8, 8], &["hit_rate@3"]);
+    let base: Vec<f64> = (0..16).map(|i| if i % 2 == 0 { 1.0 } else { 0.0 }).collect();
+    let s = settings(Decision::Threshold, 0.05, StrataSel::All);
+    let o = sim::gate_values(&w, &s, &[base.clone()], &[base]);
+    let fails: Vec<f64> = o.checks.iter().filter_map(|c| c.power.unchanged_fails).collect();
+    assert_eq!(fails.len(), 3);
+    let family = 1.0 - fails.iter().map(|p| 1.0 - p).product::<f64>();
+    let want = format!("would fail about {:.0}% of the time", 100.0 * family);
+    assert!(o.warnings.iter().any(|w| w.contains(&want)), "{want} in {:?}", o.warnings);
+    // Each check alone fails less often than the family.
+    assert!(fails.iter().all(|&p| p < family && p > 0.0), "{fails:?}");
 }
