@@ -571,3 +571,31 @@ fn power_warning_gives_the_family_chance_an_unchanged_run_fails() {
     // Each check alone fails less often than the family.
     assert!(fails.iter().all(|&p| p < family && p > 0.0), "{fails:?}");
 }
+
+/// Two rules on one metric, overall at tolerance 0 and on stratum s1 at
+/// 0.5: each check is tested against its own rule's margin. s1 drops
+/// 0.055 (upper bound -0.0208, see above), far inside 0.5: it passes with a
+/// margin p near 1; overall, the same drop against 0 fails.
+#[test]
+fn each_check_is_tested_against_its_own_rules_margin() {
+    let w = sim::world_of(&[30, 30], &["hit_rate@3"]);
+    let base = vec![vec![0.5; 60]];
+    let cur = vec![deltas(0.0).iter().chain(&deltas(0.0)).map(|x| 0.5 + x).collect()];
+    let rule = |tol: f64, strata| Rule {
+        metric: "hit_rate@3".parse().unwrap(),
+        tolerance: Tolerance::Absolute(tol),
+        strata,
+    };
+    let s = GateSettings {
+        rules: vec![
+            rule(0.0, StrataSel::Overall),
+            rule(0.5, StrataSel::List(vec!["s1".into()])),
+        ],
+        ..settings(Decision::ConfidentDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    assert_eq!(by_scope(&o, "all").verdict, CheckVerdict::Fail);
+    let s1 = by_scope(&o, "s1");
+    assert_eq!(s1.verdict, CheckVerdict::Pass);
+    assert!(s1.cmp.p_value > 0.999, "{:?}", s1.cmp);
+}
