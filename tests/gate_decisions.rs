@@ -523,8 +523,15 @@ fn borderline_results_are_retested_at_ten_times_b() {
     };
     let o = gate_world(&t, &near);
     assert_eq!(o.resamples, 1000);
-    assert!((0.036..0.064).contains(&only(&o).cmp.p_value), "{:?}", only(&o).cmp);
-    let o = gate_world(&bootstrap(Decision::SignificantDrop, rgate::gate::MAX_RESAMPLES), &near);
+    assert!(
+        (0.036..0.064).contains(&only(&o).cmp.p_value),
+        "{:?}",
+        only(&o).cmp
+    );
+    let o = gate_world(
+        &bootstrap(Decision::SignificantDrop, rgate::gate::MAX_RESAMPLES),
+        &near,
+    );
     assert_eq!(o.resamples, rgate::gate::MAX_RESAMPLES);
 }
 
@@ -547,7 +554,11 @@ fn too_small_warning_says_how_many_queries_and_what_fails() {
     ] {
         let s = settings(decision, 0.1, StrataSel::Overall);
         let o = sim::gate_values(&w, &s, &[vec![1.0, 1.0]], &[vec![0.5, 0.5]]);
-        let warn = o.warnings.iter().find(|w| w.contains("too small to gate at all")).unwrap();
+        let warn = o
+            .warnings
+            .iter()
+            .find(|w| w.contains("too small to gate at all"))
+            .unwrap();
         assert!(warn.contains("all (2 queries)"), "{warn}");
         assert!(warn.contains("give each at least 5 queries"), "{warn}");
         assert!(warn.contains(effect), "{decision:?}: {warn}");
@@ -562,12 +573,16 @@ fn power_warning_gives_the_family_chance_an_unchanged_run_fails() {
     let w = sim::world_of(&[8, 8], &["hit_rate@3"]);
     let base: Vec<f64> = (0..16).map(|i| if i % 2 == 0 { 1.0 } else { 0.0 }).collect();
     let s = settings(Decision::Threshold, 0.05, StrataSel::All);
-    let o = sim::gate_values(&w, &s, &[base.clone()], &[base]);
+    let o = sim::gate_values(&w, &s, std::slice::from_ref(&base), std::slice::from_ref(&base));
     let fails: Vec<f64> = o.checks.iter().filter_map(|c| c.power.unchanged_fails).collect();
     assert_eq!(fails.len(), 3);
     let family = 1.0 - fails.iter().map(|p| 1.0 - p).product::<f64>();
     let want = format!("would fail about {:.0}% of the time", 100.0 * family);
-    assert!(o.warnings.iter().any(|w| w.contains(&want)), "{want} in {:?}", o.warnings);
+    assert!(
+        o.warnings.iter().any(|w| w.contains(&want)),
+        "{want} in {:?}",
+        o.warnings
+    );
     // Each check alone fails less often than the family.
     assert!(fails.iter().all(|&p| p < family && p > 0.0), "{fails:?}");
 }

@@ -235,9 +235,15 @@ gate:
 fn scopes_of(strata: &[&[usize]]) -> Vec<rgate::compare::Scope> {
     let mut all: Vec<usize> = strata.iter().flat_map(|s| s.iter().copied()).collect();
     all.sort_unstable();
-    let mut out = vec![rgate::compare::Scope { name: "all".into(), members: all }];
+    let mut out = vec![rgate::compare::Scope {
+        name: "all".into(),
+        members: all,
+    }];
     for (i, s) in strata.iter().enumerate() {
-        out.push(rgate::compare::Scope { name: format!("s{i}"), members: s.to_vec() });
+        out.push(rgate::compare::Scope {
+            name: format!("s{i}"),
+            members: s.to_vec(),
+        });
     }
     out
 }
@@ -253,12 +259,21 @@ fn standard_error_by_hand() {
     let v = [1.0, 2.0, 3.0, 4.0];
     let even = scopes_of(&[&[0, 1], &[2, 3]]);
     let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-    assert!(close(standard_error(&v, &even, 0, Micro), (5.0f64 / 3.0).sqrt() / 2.0));
+    assert!(close(
+        standard_error(&v, &even, 0, Micro),
+        (5.0f64 / 3.0).sqrt() / 2.0
+    ));
     assert!(close(standard_error(&v, &even, 0, Macro), 0.5f64.sqrt() / 2.0));
     // A stratum scope is sd/sqrt(n) under either weighting: sd(1,2) = sqrt(0.5).
-    assert!(close(standard_error(&v, &even, 1, Macro), 0.5f64.sqrt() / 2f64.sqrt()));
+    assert!(close(
+        standard_error(&v, &even, 1, Macro),
+        0.5f64.sqrt() / 2f64.sqrt()
+    ));
     let lone = scopes_of(&[&[0], &[1, 2, 3]]);
-    assert!(close(standard_error(&v, &lone, 0, Macro), (5.0f64 / 3.0 + 1.0 / 3.0).sqrt() / 2.0));
+    assert!(close(
+        standard_error(&v, &lone, 0, Macro),
+        (5.0f64 / 3.0 + 1.0 / 3.0).sqrt() / 2.0
+    ));
     // Nothing varies: no standard error at all (not 0, which would promise
     // infinite power).
     assert!(standard_error(&[2.0; 4], &even, 0, Micro).is_nan());
@@ -273,13 +288,25 @@ fn spread_se_falls_back_in_order() {
     use rgate::gate::spread_se;
     let sc = scopes_of(&[&[0, 1], &[2, 3]]);
     let (se, s) = spread_se(&[0.0, 1.0, 0.0, 1.0], &[5.0; 4], &sc, 0, Micro);
-    assert_eq!((s.name(), (se - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12), ("deltas", true));
+    assert_eq!(
+        (s.name(), (se - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12),
+        ("deltas", true)
+    );
     let (se, s) = spread_se(&[0.5; 4], &[1.0, 2.0, 3.0, 4.0], &sc, 0, Micro);
-    assert_eq!((s.name(), (se - (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12), ("baseline", true));
+    assert_eq!(
+        (s.name(), (se - (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12),
+        ("baseline", true)
+    );
     // Stratum 1's baseline values are equal (1, 1); the gold set's sd of
     // 1,1,3,5 is sqrt(11/3), over sqrt(2) queries.
     let (se, s) = spread_se(&[0.5; 4], &[1.0, 1.0, 3.0, 5.0], &sc, 1, Micro);
-    assert_eq!((s.name(), (se - (11.0f64 / 3.0).sqrt() / 2f64.sqrt()).abs() < 1e-12), ("overall", true));
+    assert_eq!(
+        (
+            s.name(),
+            (se - (11.0f64 / 3.0).sqrt() / 2f64.sqrt()).abs() < 1e-12
+        ),
+        ("overall", true)
+    );
     let (se, s) = spread_se(&[0.5; 4], &[1.0; 4], &sc, 1, Micro);
     assert_eq!((s.name(), se.is_nan()), ("floor", true));
 }
@@ -305,7 +332,10 @@ fn power_by_hand() {
     let p = power(SignificantDrop, 0.01, 0.01, d, 100, 0.05);
     assert!(near(p.mde, 0.024864748605));
     assert_eq!((p.enforceable, p.queries_needed), (false, Some(619)));
-    assert!(near(power(SignificantDrop, 0.05, 0.01, d, 100, 0.05).mde, 0.058416212336));
+    assert!(near(
+        power(SignificantDrop, 0.05, 0.01, d, 100, 0.05).mde,
+        0.058416212336
+    ));
     let p = power(NonInferiority, 0.05, 0.01, d, 100, 0.05);
     assert!(near(p.mde, 0.041967676066));
     assert!(near(p.unchanged_fails, 0.000396615005));
@@ -330,7 +360,10 @@ fn power_floor_by_hand() {
     use rgate::gate::{power, Spread};
     let f = |dec, tol| power(dec, tol, f64::NAN, Spread::Deltas, 20, 0.05);
     let p = f(ConfidentDrop, 0.1);
-    assert_eq!((p.mde, p.enforceable, p.spread.name()), (Some(0.35), false, "floor"));
+    assert_eq!(
+        (p.mde, p.enforceable, p.spread.name()),
+        (Some(0.35), false, "floor")
+    );
     // A zero standard error is no spread either (not infinite power).
     let zero = power(ConfidentDrop, 0.1, 0.0, Spread::Deltas, 20, 0.05);
     assert_eq!((zero.mde, zero.spread.name()), (Some(0.35), "floor"));
