@@ -375,4 +375,9 @@ fn power_floor_by_hand() {
     assert_eq!(f(NonInferiority, 0.1).mde, None);
     let none = power(ConfidentDrop, 0.1, 0.01, Spread::Deltas, 0, 0.05);
     assert_eq!((none.mde, none.enforceable), (None, false));
+    // Nor anything for a tolerance that is not a number.
+    for tol in [f64::INFINITY, f64::NAN] {
+        let p = power(ConfidentDrop, tol, 0.01, Spread::Deltas, 20, 0.05);
+        assert_eq!((p.mde, p.enforceable), (None, false), "{tol}");
+    }
 }
