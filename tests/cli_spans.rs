@@ -645,3 +645,26 @@ fn gold_validate_and_stats_count_span_labels() {
         o.stdout
     );
 }
+
+#[test]
+fn pooling_over_a_gold_set_with_spans_needs_no_chunk_map() {
+    // Pooling reads top ids only; before, the span labels made the run an
+    // error ("no location and no chunk map").
+    let mut c = rgate();
+    c.args(["gold", "pool", "--queries"])
+        .arg(fixture("spans/gold.yaml"))
+        .args(["--run", &f("spans/run_b.jsonl"), "--depth", "1"]);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let ids: Vec<String> = o
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["chunk_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(ids, ["auth.md:200", "auth.md:300", "keys.md:400", "keys.md:100"]);
+}

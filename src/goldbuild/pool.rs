@@ -34,7 +34,12 @@ pub struct PoolInputs<'a> {
 
 /// The labeling sheet's rows, query by query in the queries file's order.
 pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
-    let (queries, mut warnings) = GoldSet::load(inp.queries, None)?;
+    let (mut queries, mut warnings) = GoldSet::load(inp.queries, None)?;
+    // Pooling reads only the runs' top ids: span labels, which would need
+    // the runs' chunk maps to judge, play no part in it.
+    for q in &mut queries.queries {
+        q.spans.clear();
+    }
     if queries.is_empty() {
         return Err(input_error_hint(
             inp.queries,
