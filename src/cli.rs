@@ -250,6 +250,10 @@ pub struct GateArgs {
     /// configured one
     #[arg(long = "candidates", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub candidates: Vec<(String, PathBuf)>,
+    /// Use this chunk map for a retriever instead of its `chunks:` (gold
+    /// sets with span labels): a run of another chunking comes with its map
+    #[arg(long = "chunks", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub chunks: Vec<(String, PathBuf)>,
     /// Read the baselines as they are at this git ref (e.g. origin/main), so
     /// a pull request that edits its own baseline is gated against the target's
     #[arg(long, value_name = "REF")]
@@ -299,6 +303,10 @@ pub struct UpdateArgs {
     /// configured one
     #[arg(long = "candidates", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub candidates: Vec<(String, PathBuf)>,
+    /// Use this chunk map for a retriever instead of its `chunks:` (gold
+    /// sets with span labels): a run of another chunking comes with its map
+    #[arg(long = "chunks", value_name = "NAME=PATH", value_parser = parse_run_override)]
+    pub chunks: Vec<(String, PathBuf)>,
     /// Why this baseline is recorded (kept in the file and the history)
     #[arg(long)]
     pub note: Option<String>,

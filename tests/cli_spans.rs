@@ -530,8 +530,19 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
         stored.contains("\"ranking\":[\"keys#0\"],\"spans\":[[\"keys.md\",0,200]]}"),
         "{stored}"
     );
-    set_retriever(&dir, "run_b.jsonl", "chunks_b.jsonl");
-    let o = in_project(&dir, &["gate", "--format", "json"]);
+    // The new run and its map on the command line ...
+    let o = in_project(
+        &dir,
+        &[
+            "gate",
+            "--run",
+            "search=run_b.jsonl",
+            "--chunks",
+            "search=chunks_b.jsonl",
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(o.code, 1, "{}", o.stderr);
     let c = check(&o);
     assert_eq!(
@@ -540,6 +551,15 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
     );
     assert_eq!(c["delta"], -0.25);
     assert_eq!(c["verdict"], "fail");
+    // ... or in the config, as the pull request would change it.
+    set_retriever(&dir, "run_b.jsonl", "chunks_b.jsonl");
+    let o = in_project(&dir, &["gate", "--format", "json"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(check(&o)["delta"], -0.25);
+    // A map for a retriever that is not there is a usage error.
+    let o = in_project(&dir, &["gate", "--chunks", "other=chunks_b.jsonl"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("no retriever named `other`"), "{}", o.stderr);
 }
 
 #[test]

@@ -99,6 +99,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         Overrides {
             runs: &args.runs,
             candidates: &args.candidates,
+            chunks: &args.chunks,
         },
         true,
     )?;

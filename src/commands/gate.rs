@@ -34,11 +34,13 @@ pub struct Evaluated {
     pub absent: Vec<(usize, Vec<String>)>,
 }
 
-/// What `--run NAME=PATH` and `--candidates NAME=PATH` replace.
+/// What `--run NAME=PATH`, `--candidates NAME=PATH` and `--chunks
+/// NAME=PATH` replace.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Overrides<'a> {
     pub runs: &'a [(String, PathBuf)],
     pub candidates: &'a [(String, PathBuf)],
+    pub chunks: &'a [(String, PathBuf)],
 }
 
 pub fn prepare(config: &Config) -> Result<Prepared> {
@@ -109,7 +111,11 @@ pub fn evaluate_runs(
     overrides: Overrides,
     for_baseline: bool,
 ) -> Result<Vec<Evaluated>> {
-    for (flag, list) in [("--run", overrides.runs), ("--candidates", overrides.candidates)] {
+    for (flag, list) in [
+        ("--run", overrides.runs),
+        ("--candidates", overrides.candidates),
+        ("--chunks", overrides.chunks),
+    ] {
         for (name, _) in list {
             config.retriever(name)?;
             if !selected.iter().any(|r| &r.name == name) {
@@ -135,8 +141,8 @@ pub fn evaluate_runs(
             };
             // Only span labels need a chunk map; a gold set without them
             // does not pay for reading one.
-            let chunks = match &r.chunks {
-                Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(p)?)),
+            let chunks = match pick(overrides.chunks).or_else(|| r.chunks.clone()) {
+                Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(&p)?)),
                 _ => None,
             };
             let two_stage = r.candidates.is_some() || pick(overrides.candidates).is_some();
@@ -436,6 +442,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         Overrides {
             runs: &args.runs,
             candidates: &args.candidates,
+            chunks: &args.chunks,
         },
         false,
     )?;
