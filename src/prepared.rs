@@ -35,8 +35,12 @@ impl Prepared {
         metrics: Vec<Metric>,
         relevance_level: i32,
     ) -> Prepared {
-        let labels = judge::label_index(&gold);
-        let contexts = judge::contexts(&gold, relevance_level);
+        // Three independent passes over the gold set; the fingerprint (a
+        // sort and a SHA-256 of every label) runs beside the other two.
+        let (fingerprint, (labels, contexts)) = rayon::join(
+            || gold.fingerprint(),
+            || (judge::label_index(&gold), judge::contexts(&gold, relevance_level)),
+        );
         // Which queries can never be hit depends on the relevance level, so
         // the warning is made here rather than by the loader.
         let never: Vec<&str> = gold
@@ -56,7 +60,7 @@ impl Prepared {
             ));
         }
         Prepared {
-            fingerprint: gold.fingerprint(),
+            fingerprint,
             gold,
             labels,
             contexts,

@@ -334,7 +334,7 @@ fn read_parallel(
     };
     let mut merged: Option<Partial> = None;
     for part in results {
-        let Some(part) = part else { return Ok(None) };
+        let Some(mut part) = part else { return Ok(None) };
         merged = Some(match merged {
             None => part,
             Some(mut m) => {
@@ -344,9 +344,9 @@ fn read_parallel(
                             return Ok(None);
                         }
                         m.seen[q] = true;
-                        m.rankings[q] = part.rankings[q].clone();
-                        if let (Some(mi), Some(pi)) = (m.ids.as_mut(), part.ids.as_ref()) {
-                            mi[q] = pi[q].clone();
+                        m.rankings[q] = std::mem::take(&mut part.rankings[q]);
+                        if let (Some(mi), Some(pi)) = (m.ids.as_mut(), part.ids.as_mut()) {
+                            mi[q] = std::mem::take(&mut pi[q]);
                         }
                     }
                 }
@@ -592,7 +592,7 @@ impl Reader<'_> {
                 "a ranking needs finite scores; fix the retriever's output",
             ));
         }
-        if qid != self.last_qid.as_slice() && self.switch(qid).is_err() {
+        if !crate::gold::same_id(qid, &self.last_qid) && self.switch(qid).is_err() {
             return Ok(Err(Ungrouped));
         }
         if let Target::Gold(q) = self.target {
