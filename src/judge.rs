@@ -160,15 +160,18 @@ impl Ranking {
                 let chunk_len = loc.end.saturating_sub(loc.start);
                 for si in sp.overlapping(&loc) {
                     let (start, end, grade) = sp.spans[si];
+                    // Loaders refuse empty spans and chunks; saturating
+                    // keeps a hand-built one from wrapping around.
+                    let span_len = end.saturating_sub(start) as f64;
                     let from = start.max(loc.start);
-                    let to = end.min(loc.end);
+                    let to = end.min(loc.end).max(from);
                     let inter = (to - from) as f64;
-                    if inter >= cov * (end - start) as f64 || inter >= cov * chunk_len as f64 {
+                    if inter >= cov * span_len || inter >= cov * chunk_len as f64 {
                         chunk_grade = Some(chunk_grade.map_or(grade, |g| g.max(grade)));
                     }
                     if !credited[si]
                         && union_len(&mut covered[si], &mut covered_len[si], from, to) as f64
-                            >= cov * (end - start) as f64
+                            >= cov * span_len
                     {
                         credited[si] = true;
                         hits.push(Hit { rank: t.rank, grade });

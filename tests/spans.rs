@@ -455,3 +455,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hand_built_empty_or_reversed_spans_do_not_panic() {
+    // The loaders refuse these; a library caller may still build them.
+    let q = query(vec![], vec![span("a", 5, 5, 1), span("a", 9, 3, 1)]);
+    let r = judge(&q, 0.5, &[("c", "a", 0, 10), ("d", "a", 4, 4)]);
+    for m in [
+        "recall@2",
+        "precision@2",
+        "ndcg",
+        "map",
+        "mrr",
+        "r_precision",
+        "judged@2",
+    ] {
+        let v = value(m, &r, &q, 1);
+        assert!((0.0..=1.0).contains(&v), "{m} = {v}");
+    }
+}
