@@ -9,6 +9,8 @@
 #   MUTANTS_IN_DIFF=changes.diff scripts/mutants.sh gate   only mutants touched by a diff
 #                                         (e.g. `git diff main > changes.diff`)
 #   MUTANTS_JOBS=2  MUTANTS_TIMEOUT=60    parallel builds (one scratch tree each), test timeout in s
+#   MUTANTS_FULL_TIMEOUT=300              the full pass's test timeout (the whole suite takes
+#                                         35 s on an idle machine, several minutes under load)
 #   MUTANTS_FAST=0                        skip the fast pass: every mutant against the whole suite
 #   MUTANTS_SHARD=0/4                     a systematic sample: every 4th mutant of each area
 #                                         (round-robin), for an estimate when the whole
@@ -18,10 +20,10 @@
 #   1. fast: build and run only the test targets that exercise the area
 #      (the library's unit tests and the area's integration tests), which
 #      links a handful of test binaries instead of all of them;
-#   2. full: `--iterate` re-tests every mutant the fast pass did not catch
-#      against the whole suite, so the selection can cost time but never
-#      hides a kill.
-# Results: target/mutants/AREA/mutants.out/{caught,missed,timeout,unviable}.txt,
+#   2. full: re-tests every mutant the fast pass did not catch (missed or
+#      timed out) against the whole suite, so the selection can cost time
+#      but never hides a kill.
+# Results: target/mutants/AREA/{fast,full}/mutants.out/{caught,missed,timeout,unviable}.txt,
 # and a per-file summary printed at the end.
 #
 # Builds use opt-level 0 without debug info: on the 2-core development
@@ -42,6 +44,7 @@ fi
 
 jobs=${MUTANTS_JOBS:-1}
 timeout=${MUTANTS_TIMEOUT:-60}
+full_timeout=${MUTANTS_FULL_TIMEOUT:-300}
 fast=${MUTANTS_FAST:-1}
 export CARGO_PROFILE_DEV_DEBUG=0
 export CARGO_PROFILE_DEV_OPT_LEVEL=0
@@ -80,12 +83,10 @@ areas=("$@")
 for area in "${areas[@]}"; do
     glob=$(files "$area")
     out="target/mutants/$area"
-    mkdir -p "$out"
-    common=(--file "$glob" --jobs "$jobs" --timeout "$timeout" --output "$out"
-        --copy-target false --no-shuffle)
+    rm -rf "$out/fast" "$out/full"
+    mkdir -p "$out/fast" "$out/full"
+    common=(--file "$glob" --jobs "$jobs" --copy-target false --no-shuffle)
     [ -n "${MUTANTS_IN_DIFF:-}" ] && common+=(--in-diff "$MUTANTS_IN_DIFF")
-    # Only the first pass is sharded: the second (--iterate) re-tests that
-    # pass's survivors, and sharding its shorter list would pick others.
     shard=()
     [ -n "${MUTANTS_SHARD:-}" ] && shard=(--shard "$MUTANTS_SHARD" --sharding round-robin)
     if [ "$fast" = 1 ]; then
@@ -98,40 +99,46 @@ for area in "${areas[@]}"; do
         # unoptimized) outside the stats area; the full pass runs them all.
         skip=()
         [ "$area" != stats ] && skip=(-- -- --skip stats::)
-        PROPTEST_CASES=24 cargo mutants "${common[@]}" "${shard[@]}" "${sel[@]}" "${skip[@]}" || true
-        echo "== $area: full suite on what the fast pass did not catch"
-        cargo mutants "${common[@]}" --iterate --baseline skip || true
+        PROPTEST_CASES=24 cargo mutants "${common[@]}" "${shard[@]}" --timeout "$timeout" \
+            --output "$out/fast" "${sel[@]}" "${skip[@]}" || true
+        # Exactly the fast pass's survivors, by name: not `--iterate`, which
+        # would also take every mutant a sharded fast pass never drew.
+        names=()
+        while IFS= read -r name; do
+            [ -n "$name" ] && names+=(-F "^$(printf '%s' "$name" | sed 's/[][\.*^$()+?{}|]/\\&/g')\$")
+        done < <(cat "$out/fast/mutants.out/missed.txt" "$out/fast/mutants.out/timeout.txt" 2>/dev/null)
+        if [ ${#names[@]} -gt 0 ]; then
+            echo "== $area: full suite on the $((${#names[@]} / 2)) the fast pass did not catch"
+            cargo mutants "${common[@]}" --timeout "$full_timeout" --output "$out/full" \
+                --baseline skip "${names[@]}" || true
+        fi
     else
         echo "== $area: full suite"
-        cargo mutants "${common[@]}" "${shard[@]}" || true
+        cargo mutants "${common[@]}" "${shard[@]}" --timeout "$full_timeout" --output "$out/full" || true
     fi
 done
 
-# Per-file counts. After two passes, mutants.out is the full pass (its
-# missed and timeout lists are final) and mutants.out.old the fast one
-# (whose catches and unviable mutants the full pass skipped).
+# Per-file counts: caught and unviable from both passes; missed and timed
+# out from the full pass, whose verdicts on the fast pass's survivors are final.
 count() { # FILE LIST... : lines of the lists that name FILE
     cat "${@:2}" 2>/dev/null | grep -c "^$1:" || true
 }
 echo
 printf '%-28s %7s %7s %8s %9s %7s\n' file caught missed timeout unviable score
 for area in stats compare run gate baseline; do
-    dir="target/mutants/$area/mutants.out"
-    [ -d "$dir" ] || continue
-    caught=("$dir/caught.txt")
-    unviable=("$dir/unviable.txt")
-    if [ -f "$dir/previously_caught.txt" ]; then
-        caught+=("$dir.old/caught.txt")
-        unviable+=("$dir.old/unviable.txt")
-    fi
-    for f in $(cat "${caught[@]}" "${unviable[@]}" "$dir"/{missed,timeout}.txt 2>/dev/null | cut -d: -f1 | sort -u); do
+    base="target/mutants/$area"
+    [ -d "$base/full" ] || continue
+    caught=("$base"/{fast,full}/mutants.out/caught.txt)
+    unviable=("$base"/{fast,full}/mutants.out/unviable.txt)
+    final=("$base/full/mutants.out")
+    for f in $(cat "${caught[@]}" "${unviable[@]}" "$final"/{missed,timeout}.txt 2>/dev/null | cut -d: -f1 | sort -u); do
         c=$(count "$f" "${caught[@]}")
-        m=$(count "$f" "$dir/missed.txt")
-        t=$(count "$f" "$dir/timeout.txt")
+        m=$(count "$f" "$final/missed.txt")
+        t=$(count "$f" "$final/timeout.txt")
         u=$(count "$f" "${unviable[@]}")
         awk -v f="$f" -v c="$c" -v m="$m" -v t="$t" -v u="$u" 'BEGIN {
             v = c + m + t
             printf "%-28s %7d %7d %8d %9d %6.1f%%\n", f, c, m, t, u, v ? 100 * (c + t) / v : 100 }'
     done
 done
-echo "(score = (caught + timeout) / viable; survivors: target/mutants/*/mutants.out/missed.txt)"
+echo "(score = (caught + timeout) / viable; survivors: target/mutants/*/full/mutants.out/missed.txt)"
