@@ -72,8 +72,8 @@ fast_tests() {
     stats) echo "--lib --test stats_conformance --test compare_values" ;;
     compare) echo "--test compare_values --test cli_compare --test gate_values" ;;
     run) echo "--lib --test conformance_eval --test cli_eval --test properties_eval" ;;
-    gate) echo "--test gate_values --test cli_gate" ;;
-    baseline) echo "--lib --test cli_gate --test gate_values" ;;
+    gate) echo "--test gate_values --test gate_decisions --test cli_gate" ;;
+    baseline) echo "--lib --test store_safety --test baseline_depth --test cli_baseline_ref --test gate_values" ;;
     esac
 }
 
