@@ -29,7 +29,12 @@ use crate::fsutil::{refuse_symlink, write_atomic};
 use crate::judge::Place;
 use crate::metrics::Metric;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// The newest baseline schema this rgate reads. A file is written at the
+/// oldest version that holds it: 1 unless it stores two stages or span
+/// places (2), so a baseline without them stays readable by an rgate that
+/// predates them, and one with them is refused by that rgate as newer
+/// (SPEC "Baseline store") instead of misread as corrupt.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredQuery {
@@ -815,7 +820,7 @@ impl Baseline {
         let names: Vec<String> = self.metrics.iter().map(Metric::name).collect();
         let s = |v: &dyn erased::Ser| v.ser();
         let mut out = String::from("{\n");
-        let _ = writeln!(out, "  \"schema_version\": {SCHEMA_VERSION},");
+        let _ = writeln!(out, "  \"schema_version\": {},", self.schema_version());
         let _ = writeln!(out, "  \"retriever\": {},", s(&self.retriever));
         let _ = writeln!(out, "  \"created_at\": {},", s(&self.created_at));
         let _ = writeln!(out, "  \"rgate_version\": {},", s(&self.rgate_version));
@@ -879,6 +884,20 @@ impl Baseline {
 
     /// Whether the baseline stores its candidate lists (a two-stage
     /// retriever recorded since rgate stores both stages).
+    /// The version [`Baseline::to_json_text`] writes: see [`SCHEMA_VERSION`].
+    pub fn schema_version(&self) -> u32 {
+        let v2 = self.span_coverage.is_some()
+            || self
+                .queries
+                .iter()
+                .any(|q| q.candidates.is_some() || !q.spans.is_empty() || !q.candidate_spans.is_empty());
+        if v2 {
+            2
+        } else {
+            1
+        }
+    }
+
     pub fn has_candidates(&self) -> bool {
         !self.queries.is_empty() && self.queries.iter().all(|q| q.candidates.is_some())
     }
@@ -1131,6 +1150,31 @@ mod tests {
         assert_eq!(back, b);
     }
 
+    /// Version 1 unless the file holds what version 1 cannot say, so an
+    /// older rgate reads plain baselines and calls the others newer.
+    #[test]
+    fn writes_the_oldest_schema_that_holds_the_file() {
+        let mut b = sample();
+        b.queries[0].candidates = None;
+        assert!(b.to_json_text().starts_with("{\n  \"schema_version\": 1,\n"));
+        assert!(sample()
+            .to_json_text()
+            .starts_with("{\n  \"schema_version\": 2,\n"));
+        b.span_coverage = Some(0.5);
+        assert!(b.to_json_text().starts_with("{\n  \"schema_version\": 2,\n"));
+        // What this rgate writes, it reads; one version past it, it refuses.
+        let text = sample().to_json_text();
+        assert!(Baseline::parse(Path::new("b.json"), &text).is_ok());
+        let newer = text.replace("\"schema_version\": 2", "\"schema_version\": 3");
+        let e = Baseline::parse(Path::new("b.json"), &newer)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("schema_version 3 is newer than this rgate reads (2)"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn candidate_places_round_trip_and_are_checked() {
         let mut b = sample();
@@ -1201,7 +1245,7 @@ mod tests {
     fn newer_schema_is_refused() {
         let text = sample()
             .to_json_text()
-            .replace("\"schema_version\": 1", "\"schema_version\": 7");
+            .replace("\"schema_version\": 2", "\"schema_version\": 7");
         let e = Baseline::parse(Path::new("b.json"), &text)
             .unwrap_err()
             .to_string();
@@ -1316,7 +1360,7 @@ mod tests {
     fn schema_version_zero_and_odd_versions_are_refused() {
         let text = sample().to_json_text();
         for (v, shown) in [("0", "0"), ("-1", "-1"), ("\"1\"", "\"1\""), ("1.5", "1.5")] {
-            let e = parse_err(&text.replace("\"schema_version\": 1", &format!("\"schema_version\": {v}")));
+            let e = parse_err(&text.replace("\"schema_version\": 2", &format!("\"schema_version\": {v}")));
             assert!(
                 e.contains(&format!(
                     "b.json: corrupt baseline: schema_version {shown} is not a version rgate ever wrote"
