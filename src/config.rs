@@ -681,6 +681,30 @@ impl Config {
                     "retriever names must be unique",
                 ));
             }
+            // One check for either command a retriever may name (its run's
+            // or its candidate list's); both share `timeout_s`.
+            let command_of = |key: &str, argv: &[String], what: &str, example: &str| {
+                if argv.is_empty() || argv[0].is_empty() {
+                    return Err(bad(
+                        key,
+                        format!("retriever `{}`: {what} is empty", r.name),
+                        example,
+                    ));
+                }
+                let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+                if !(secs > 0.0 && secs <= 86_400.0) {
+                    return Err(bad(
+                        "timeout_s",
+                        format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
+                        "seconds the command may run, e.g. timeout_s: 600",
+                    ));
+                }
+                Ok(RetrieverCommand {
+                    argv: argv.to_vec(),
+                    timeout: std::time::Duration::from_secs_f64(secs),
+                    dir: dir.clone(),
+                })
+            };
             let command = match (&r.command, &r.run) {
                 (Some(_), Some(_)) => {
                     return Err(bad(
@@ -689,28 +713,12 @@ impl Config {
                         "give `run` (a file an earlier step wrote) or `command` (rgate runs it), not both",
                     ))
                 }
-                (Some(argv), None) => {
-                    if argv.is_empty() || argv[0].is_empty() {
-                        return Err(bad(
-                            "command",
-                            format!("retriever `{}`: the command is empty", r.name),
-                            "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
-                        ));
-                    }
-                    let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-                    if !(secs > 0.0 && secs <= 86_400.0) {
-                        return Err(bad(
-                            "timeout_s",
-                            format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
-                            "seconds the command may run, e.g. timeout_s: 600",
-                        ));
-                    }
-                    Some(RetrieverCommand {
-                        argv: argv.clone(),
-                        timeout: std::time::Duration::from_secs_f64(secs),
-                        dir: dir.clone(),
-                    })
-                }
+                (Some(argv), None) => Some(command_of(
+                    "command",
+                    argv,
+                    "the command",
+                    "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
+                )?),
                 (None, _)
                     if r.timeout_s.is_some() && !matches!(r.candidates, Some(RawCandidates::Command(_))) =>
                 {
@@ -756,28 +764,12 @@ impl Config {
                     ))
                 }
                 Some(RawCandidates::File(f)) => Some(Candidates::File(rel(&f))),
-                Some(RawCandidates::Command(argv)) => {
-                    if argv.is_empty() || argv[0].is_empty() {
-                        return Err(bad(
-                            "candidates",
-                            format!("retriever `{}`: the candidates command is empty", r.name),
-                            "a list: the program, then its arguments, e.g. [python3, candidates.py]",
-                        ));
-                    }
-                    let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-                    if !(secs > 0.0 && secs <= 86_400.0) {
-                        return Err(bad(
-                            "timeout_s",
-                            format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
-                            "seconds the command may run, e.g. timeout_s: 600",
-                        ));
-                    }
-                    Some(Candidates::Command(RetrieverCommand {
-                        argv,
-                        timeout: std::time::Duration::from_secs_f64(secs),
-                        dir: dir.clone(),
-                    }))
-                }
+                Some(RawCandidates::Command(argv)) => Some(Candidates::Command(command_of(
+                    "candidates",
+                    &argv,
+                    "the candidates command",
+                    "a list: the program, then its arguments, e.g. [python3, candidates.py]",
+                )?)),
             };
             retrievers.push(Retriever {
                 name: r.name,
