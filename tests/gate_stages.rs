@@ -226,7 +226,24 @@ fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
         .filter(|c| !c.is_empty())
         .collect();
     assert_eq!(row, ["how-to", "20", "20 -> 8", "0 -> 12", "0 -> 0"]);
+    // The terminal keeps the ceilings to the overall scope (28/40 of a
+    // possible 40/40); markdown has every stratum's too.
+    let ceiling_rows = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.contains("current/ceiling"))
+            .skip(2)
+            .take_while(|l| !l.trim().is_empty())
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(
+        ceiling_rows(&o.stdout),
+        ["hit_rate@3 all 0.7000 1.0000 0.7000"],
+        "{}",
+        o.stdout
+    );
     let o = p.rgate(&["gate", "reranked", "--format", "markdown"]);
+    assert!(o.stdout.contains("| hit_rate@3 | how-to |"), "{}", o.stdout);
     assert!(
         o.stdout.contains(
             "- **reranked**: fail — 12 more queries dropped by the reranker (how-to); 2 checks failed"

@@ -385,11 +385,13 @@ impl GateView<'_> {
         t
     }
 
-    /// Each final metric now beside its ceiling.
-    fn ceiling_table(st: &StageOutcome) -> Table {
+    /// Each final metric now beside its ceiling: every scope, or (for the
+    /// terminal, where the gate's verdict must stay on the first screen)
+    /// the overall one only; JSON and markdown keep the strata.
+    fn ceiling_table(st: &StageOutcome, overall_only: bool) -> Table {
         let headers = ["metric", "scope", "current", "ceiling", "current/ceiling"];
         let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
-        for c in &st.ceilings {
+        for c in st.ceilings.iter().filter(|c| !overall_only || c.scope == "all") {
             t.push(vec![
                 c.metric.name(),
                 c.scope.clone(),
@@ -482,13 +484,13 @@ impl GateView<'_> {
             }
             if let Some(st) = &r.stages {
                 out += &format!("\n{}\n", terminal(&Self::stage_title(st)));
-                for table in [Self::lost_table(st), Self::ceiling_table(st)] {
+                for table in [Self::lost_table(st), Self::ceiling_table(st, true)] {
                     for line in table.text().lines() {
                         out += &format!("  {line}\n");
                     }
                     out.push('\n');
                 }
-                out.pop();
+                out += "  (ceilings per stratum: --format markdown or json)\n";
             }
             let flips = self.flips_text(r, false);
             if !flips.is_empty() {
@@ -554,7 +556,7 @@ impl GateView<'_> {
                 out += &format!("**{}**\n\n", md(&Self::stage_title(st)));
                 out += &Self::lost_table(st).markdown();
                 out.push('\n');
-                out += &Self::ceiling_table(st).markdown();
+                out += &Self::ceiling_table(st, false).markdown();
                 out.push('\n');
             }
             out += &self.flips_text(r, true);
