@@ -1436,6 +1436,18 @@ mod tests {
         assert_eq!(s.load("hybrid").unwrap(), Some(sample()));
     }
 
+    /// No history yet is an empty history; a history that cannot be read
+    /// (here: a directory where the file should be) is an error naming it.
+    #[test]
+    fn a_missing_history_is_empty_and_an_unreadable_one_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        assert!(s.history("bm25").unwrap().is_empty());
+        std::fs::create_dir(s.history_path("bm25")).unwrap();
+        let e = s.history("bm25").unwrap_err().to_string();
+        assert!(e.contains("bm25.history.jsonl: cannot read history"), "{e}");
+    }
+
     fn no_wait() -> impl FnMut(&str) {
         |_: &str| {}
     }
