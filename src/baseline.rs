@@ -1436,6 +1436,17 @@ mod tests {
         assert_eq!(s.load("hybrid").unwrap(), Some(sample()));
     }
 
+    /// Two stages are recorded only when every query holds its candidates.
+    #[test]
+    fn has_candidates_needs_every_query_to_hold_them() {
+        let mut b = sample();
+        assert!(!b.has_candidates(), "q2 holds none");
+        b.queries[1].candidates = Some(Vec::new());
+        assert!(b.has_candidates());
+        b.queries.clear();
+        assert!(!b.has_candidates());
+    }
+
     /// No history yet is an empty history; a history that cannot be read
     /// (here: a directory where the file should be) is an error naming it.
     #[test]
