@@ -614,3 +614,24 @@ fn each_check_is_tested_against_its_own_rules_margin() {
     assert_eq!(s1.verdict, CheckVerdict::Pass);
     assert!(s1.cmp.p_value > 0.999, "{:?}", s1.cmp);
 }
+
+/// Strata under 10 queries are pooled; when they add up to 10 they form
+/// a resampled group of their own rather than joining the largest. Here
+/// two strata of 5 each lose 1 on every query, the 40 others are
+/// unchanged: resampled within {40} and {5 + 5}, every resample has the
+/// observed mean, -10/50, so the interval is the point.
+#[test]
+fn small_strata_that_reach_ten_together_are_resampled_as_one_group() {
+    let w = sim::world_of(&[40, 5, 5], &["hit_rate@3"]);
+    let base = vec![vec![1.0; 50]];
+    let cur = vec![(0..50).map(|i| if i < 40 { 1.0 } else { 0.0 }).collect()];
+    let s = GateSettings {
+        test: TestKind::Bootstrap,
+        resamples: 2000,
+        ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    close(c.cmp.delta, -0.2, "delta");
+    assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (-0.2, -0.2), "{c:?}");
+}
