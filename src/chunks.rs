@@ -15,7 +15,9 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, looks_binary, strip_bom};
+use crate::diag::{
+    clip_message, excerpt, input_error, input_error_hint, line_of, read_text_input, strip_bom,
+};
 use crate::judge::Located;
 
 const LINE_HINT: &str =
@@ -122,23 +124,13 @@ impl ChunkMap {
     /// Reads a JSONL chunk map. Every line is checked: ids unique, offsets
     /// integers with start < end. An error names the file and line.
     pub fn load(path: &Path) -> Result<ChunkMap> {
-        let raw = std::fs::read(path).map_err(|e| {
-            input_error_hint(
-                path,
-                None,
-                format!("cannot read chunk map: {e}"),
-                "check the path; a chunk map is JSONL, one {\"id\", \"doc\", \"start\", \"end\"} per line",
-            )
-        })?;
+        let raw = read_text_input(
+            path,
+            "chunk map",
+            "check the path; a chunk map is JSONL, one {\"id\", \"doc\", \"start\", \"end\"} per line",
+            LINE_HINT,
+        )?;
         let bytes = strip_bom(&raw);
-        if looks_binary(&bytes[..bytes.len().min(64 * 1024)]) {
-            return Err(input_error_hint(
-                path,
-                None,
-                "not a text file (it contains NUL bytes), so not a chunk map",
-                LINE_HINT,
-            ));
-        }
         let text = std::str::from_utf8(bytes)
             .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
         let mut m = ChunkMap {

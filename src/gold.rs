@@ -21,7 +21,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::diag::{
-    clip_message, excerpt, input_error, input_error_hint, line_of, looks_binary, name_some, strip_bom,
+    clip_message, excerpt, input_error, input_error_hint, line_of, name_some, read_text_input, strip_bom,
     yaml_guard, Warnings,
 };
 
@@ -369,25 +369,11 @@ impl GoldSet {
     /// Loads a gold set, detecting its form from the extension, then the
     /// content. `strata_file` applies to TREC qrels only.
     pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
-        let raw = std::fs::read(path).map_err(|e| {
-            input_error_hint(
-                path,
-                None,
-                format!("cannot read gold set: {e}"),
-                "check the path; gold sets are YAML, JSON, JSONL or TREC qrels",
-            )
-        })?;
+        let hint = "check the path; gold sets are YAML, JSON, JSONL or TREC qrels";
+        let raw = read_text_input(path, "gold set", hint, hint)?;
         // A byte order mark would otherwise become part of the first query
         // id (qrels: a phantom query) or a syntax error (JSON).
         let bytes = strip_bom(&raw);
-        if looks_binary(&bytes[..bytes.len().min(64 * 1024)]) {
-            return Err(input_error_hint(
-                path,
-                None,
-                "not a text file (it contains NUL bytes), so not a gold set",
-                "check the path; gold sets are YAML, JSON, JSONL or TREC qrels",
-            ));
-        }
         let format = detect_format(path, bytes);
         let mut warnings = Warnings::default();
         let gold = match format {
