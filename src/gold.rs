@@ -320,20 +320,37 @@ impl GoldSet {
     /// without keeps the bytes it always had.
     pub fn fingerprint(&self) -> String {
         let mut order: Vec<&GoldQuery> = self.queries.iter().collect();
-        order.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        // Qrels usually come sorted by query id already: checked in one
+        // pass, which is cheaper than even a sort that finds them sorted.
+        if !order.windows(2).all(|w| w[0].id <= w[1].id) {
+            order.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        }
+        // Stratum names escaped once, not once per query.
+        let strata: Vec<Vec<u8>> = self
+            .strata
+            .iter()
+            .map(|s| {
+                let mut v = Vec::new();
+                json_string(&mut v, s);
+                v
+            })
+            .collect();
         let mut h = Sha256::new();
         h.update(b"rgate-gold-v1\n");
-        let mut line: Vec<u8> = Vec::with_capacity(256);
+        // Lines are gathered into blocks of about 64 KiB before hashing:
+        // one call per block instead of one per query.
+        let mut line: Vec<u8> = Vec::with_capacity(1 << 16);
         let mut labels: Vec<&Label> = Vec::new();
         for q in order {
             labels.clear();
             labels.extend(q.labels.iter());
-            labels.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-            line.clear();
+            if !labels.windows(2).all(|w| w[0].id <= w[1].id) {
+                labels.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+            }
             line.push(b'[');
             json_string(&mut line, &q.id);
             line.push(b',');
-            json_string(&mut line, &self.strata[q.stratum as usize]);
+            line.extend_from_slice(&strata[q.stratum as usize]);
             line.extend_from_slice(b",[");
             for (i, l) in labels.iter().enumerate() {
                 if i > 0 {
@@ -342,7 +359,7 @@ impl GoldSet {
                 line.push(b'[');
                 json_string(&mut line, &l.id);
                 line.push(b',');
-                line.extend_from_slice(l.grade.to_string().as_bytes());
+                push_int(&mut line, i64::from(l.grade));
                 line.push(b']');
             }
             line.push(b']');
@@ -361,8 +378,12 @@ impl GoldSet {
                 line.push(b']');
             }
             line.extend_from_slice(b"]\n");
-            h.update(&line);
+            if line.len() >= 1 << 16 {
+                h.update(&line);
+                line.clear();
+            }
         }
+        h.update(&line);
         format!("sha256:{:x}", h.finalize())
     }
 
@@ -447,9 +468,36 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {
 }
 
 /// `s` as serde_json writes a JSON string (the fingerprint's escaping).
+/// serde_json escapes only `"`, `\\` and control characters below 0x20:
+/// an id without any is copied as it is, the usual case.
 fn json_string(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
     // Writing to a Vec cannot fail, and a &str always serialises.
     let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// `v` in decimal, as `to_string` writes it, without allocating.
+fn push_int(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    let mut n = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Collects queries and strata, checking uniqueness as they arrive.
@@ -1092,6 +1140,8 @@ struct QrelsLine<'t> {
     doc: &'t str,
     grade: i32,
     line: u32,
+    /// The query's position in order of first appearance.
+    q: u32,
 }
 
 /// TREC qrels in one pass over the text: fields are borrowed, queries are
@@ -1106,9 +1156,13 @@ fn parse_qrels(
 ) -> Result<GoldSet> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
-    // Query order is first appearance; labels are grouped per query.
+    // Query order is first appearance. The judgments go into one list;
+    // only a file that lists a query in two places needs it sorted.
     let mut position: HashMap<&str, u32, std::hash::BuildHasherDefault<IdHasher>> = HashMap::default();
-    let mut grouped: Vec<(&str, Vec<QrelsLine>)> = Vec::new();
+    let mut qids: Vec<&str> = Vec::new();
+    // About 20 bytes a line in the usual qrels file.
+    let mut judged: Vec<QrelsLine> = Vec::with_capacity(text.len() / 20 + 1);
+    let mut grouped = true;
     let mut last: Option<(&str, u32)> = None;
     for (i, line) in lines(text).enumerate() {
         let line_no = i + 1;
@@ -1144,18 +1198,25 @@ fn parse_qrels(
             Some((id, q)) if same_id(id.as_bytes(), qid.as_bytes()) => q,
             _ => {
                 let q = *position.entry(qid).or_insert_with(|| {
-                    grouped.push((qid, Vec::new()));
-                    grouped.len() as u32 - 1
+                    qids.push(qid);
+                    qids.len() as u32 - 1
                 });
+                // A query seen before, not just now: the file is not grouped.
+                grouped &= q as usize == qids.len() - 1;
                 last = Some((qid, q));
                 q
             }
         };
-        grouped[q as usize].1.push(QrelsLine {
+        judged.push(QrelsLine {
             doc,
             grade,
             line: line_no as u32,
+            q,
         });
+    }
+    if !grouped {
+        // Stable: each query's judgments stay in file order.
+        judged.sort_by_key(|l| l.q);
     }
     let mut stratum_of: HashMap<String, String> = HashMap::new();
     if let Some(sf) = strata_file {
@@ -1179,10 +1240,20 @@ fn parse_qrels(
     }
     drop(position);
     let mut b = Builder::new(path);
-    b.queries.reserve(grouped.len());
-    b.index.reserve(grouped.len());
-    for (qid, judged) in grouped {
-        if let Some((first, again)) = repeated_judgment(&judged) {
+    b.queries.reserve(qids.len());
+    b.index.reserve(qids.len());
+    // Without a strata file every query is in the default stratum: looked
+    // up once, not once per query.
+    let default_stratum = match stratum_of.is_empty() && !qids.is_empty() {
+        true => Some(b.stratum(DEFAULT_STRATUM, None)?),
+        false => None,
+    };
+    let mut rest = judged.as_slice();
+    for (q, qid) in qids.into_iter().enumerate() {
+        let n = rest.iter().take_while(|l| l.q as usize == q).count();
+        let (judged, after) = rest.split_at(n);
+        rest = after;
+        if let Some((first, again)) = repeated_judgment(judged) {
             return Err(input_error_hint(
                 path,
                 Some(again as usize),
@@ -1194,7 +1265,10 @@ fn parse_qrels(
                 "keep one judgment per (query, document)",
             ));
         }
-        let stratum = b.stratum(stratum_of.get(qid).map_or(DEFAULT_STRATUM, String::as_str), None)?;
+        let stratum = match default_stratum {
+            Some(s) => s,
+            None => b.stratum(stratum_of.get(qid).map_or(DEFAULT_STRATUM, String::as_str), None)?,
+        };
         let labels = judged
             .iter()
             .map(|l| Label {
@@ -1500,6 +1574,61 @@ mod tests {
             longer.push(0);
             assert!(!same_id(&a, &longer), "a zero byte more is another id");
         }
+    }
+
+    #[test]
+    fn fingerprint_escaping_and_grades_are_serde_jsons() {
+        // The fast paths must write the bytes serde_json and `to_string`
+        // wrote before them: stored baselines carry the hash.
+        let mut strings: Vec<String> = (0u8..0x80).map(|b| format!("a{}z", b as char)).collect();
+        strings.extend(["", "plain-id#3", "é ü", "\u{2028}", "\u{7f}x"].map(String::from));
+        for s in &strings {
+            let mut got = Vec::new();
+            json_string(&mut got, s);
+            assert_eq!(got, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+        for v in [0i64, 7, -1, 10, -10, 99, 100, i64::from(i32::MIN), i64::from(i32::MAX), i64::MIN] {
+            let mut got = Vec::new();
+            push_int(&mut got, v);
+            assert_eq!(got, v.to_string().into_bytes(), "{v}");
+        }
+    }
+
+    #[test]
+    fn qrels_in_any_order_group_by_first_appearance() {
+        // 302 comes first; 301's judgments are split by it and keep their
+        // file order; the fingerprint is that of the grouped file.
+        let (g, _) = load_str(
+            "q.txt",
+            "302 0 x 1\n301 0 d2 0\n302 0 y 2\n301 0 d1 1\n\n303 0 z 0\n",
+        )
+        .unwrap();
+        let ids: Vec<&str> = g.queries.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(ids, ["302", "301", "303"]);
+        let labels = |i: usize| -> Vec<(&str, i32)> {
+            g.queries[i]
+                .labels
+                .iter()
+                .map(|l| (l.id.as_str(), l.grade))
+                .collect()
+        };
+        assert_eq!(labels(0), [("x", 1), ("y", 2)]);
+        assert_eq!(labels(1), [("d2", 0), ("d1", 1)]);
+        assert_eq!(labels(2), [("z", 0)]);
+        assert_eq!(g.strata, ["default"]);
+        let mut h = Sha256::new();
+        h.update(
+            b"rgate-gold-v1\n[\"301\",\"default\",[[\"d1\",1],[\"d2\",0]]]\n[\"302\",\"default\",[[\"x\",1],[\"y\",2]]]\n[\"303\",\"default\",[[\"z\",0]]]\n",
+        );
+        assert_eq!(g.fingerprint(), format!("sha256:{:x}", h.finalize()));
+        // A repeat across the two places names both lines.
+        let err = load_str("q.txt", "301 0 d1 1\n302 0 x 1\n301 0 d1 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("q.txt:3: query `301`: document `d1` is judged twice (first at line 1)"),
+            "{err}"
+        );
     }
 
     #[test]
