@@ -155,7 +155,7 @@ pub fn members_by_stratum(gold: &GoldSet) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gold::{GoldFormat, GoldQuery};
+    use crate::gold::{GoldFormat, GoldQuery, Labels};
 
     #[test]
     fn means_sum_in_trec_evals_query_order() {
@@ -167,7 +167,7 @@ mod tests {
             text: None,
             stratum: 0,
             spans: Vec::new(),
-            labels: vec![],
+            labels: Labels::default(),
         };
         let gold = GoldSet::from_parts(
             "g",

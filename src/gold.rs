@@ -145,6 +145,136 @@ pub struct Label {
     pub grade: i32,
 }
 
+/// A query's chunk-id labels, packed: every id in one buffer, and the end
+/// of each id and its grade. A String per label made loading 500,000 qrels
+/// lines half a million allocations and three times the memory; labels
+/// are read in order or looked up through [`crate::judge::QueryLabels`],
+/// never changed one at a time.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels {
+    ids: String,
+    /// (end of the id in `ids`, grade) per label, in order.
+    ends: Vec<(usize, i32)>,
+}
+
+/// One label of a [`Labels`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelRef<'a> {
+    pub id: &'a str,
+    pub grade: i32,
+}
+
+impl LabelRef<'_> {
+    pub fn to_label(self) -> Label {
+        Label {
+            id: self.id.to_string(),
+            grade: self.grade,
+        }
+    }
+}
+
+impl Labels {
+    /// Room for `labels` labels whose ids take `id_bytes` bytes together.
+    pub fn with_capacity(labels: usize, id_bytes: usize) -> Labels {
+        Labels {
+            ids: String::with_capacity(id_bytes),
+            ends: Vec::with_capacity(labels),
+        }
+    }
+
+    pub fn push(&mut self, id: &str, grade: i32) {
+        self.ids.push_str(id);
+        self.ends.push((self.ids.len(), grade));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<LabelRef<'_>> {
+        let &(end, grade) = self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
+        Some(LabelRef {
+            id: &self.ids[start..end],
+            grade,
+        })
+    }
+
+    pub fn iter(&self) -> LabelIter<'_> {
+        LabelIter {
+            labels: self,
+            start: 0,
+            next: 0,
+        }
+    }
+
+    /// Every id, one after the other: the bytes [`Labels::iter`] slices.
+    pub fn id_bytes(&self) -> &str {
+        &self.ids
+    }
+}
+
+impl FromIterator<Label> for Labels {
+    fn from_iter<I: IntoIterator<Item = Label>>(it: I) -> Labels {
+        let mut out = Labels::default();
+        for l in it {
+            out.push(&l.id, l.grade);
+        }
+        out
+    }
+}
+
+impl From<Vec<Label>> for Labels {
+    fn from(v: Vec<Label>) -> Labels {
+        let mut out = Labels::with_capacity(v.len(), v.iter().map(|l| l.id.len()).sum());
+        for l in &v {
+            out.push(&l.id, l.grade);
+        }
+        out
+    }
+}
+
+impl<'a> IntoIterator for &'a Labels {
+    type Item = LabelRef<'a>;
+    type IntoIter = LabelIter<'a>;
+    fn into_iter(self) -> LabelIter<'a> {
+        self.iter()
+    }
+}
+
+/// The labels of a [`Labels`] in order.
+#[derive(Debug, Clone)]
+pub struct LabelIter<'a> {
+    labels: &'a Labels,
+    /// Where the next id starts.
+    start: usize,
+    next: usize,
+}
+
+impl<'a> Iterator for LabelIter<'a> {
+    type Item = LabelRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<LabelRef<'a>> {
+        let &(end, grade) = self.labels.ends.get(self.next)?;
+        let id = &self.labels.ids[self.start..end];
+        self.start = end;
+        self.next += 1;
+        Some(LabelRef { id, grade })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.labels.ends.len() - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for LabelIter<'_> {}
+
 /// A labeled range of a source document. Offsets are whatever unit the
 /// team's chunker reports (characters, by SPEC); rgate never reads the
 /// document, it only compares ranges.
@@ -173,7 +303,7 @@ pub struct GoldQuery {
     pub text: Option<String>,
     /// Index into [`GoldSet::strata`].
     pub stratum: u32,
-    pub labels: Vec<Label>,
+    pub labels: Labels,
     /// Span labels, beside the chunk-id labels (a query may mix both).
     pub spans: Vec<SpanLabel>,
 }
@@ -340,12 +470,12 @@ impl GoldSet {
         // Lines are gathered into blocks of about 64 KiB before hashing:
         // one call per block instead of one per query.
         let mut line: Vec<u8> = Vec::with_capacity(1 << 16);
-        let mut labels: Vec<&Label> = Vec::new();
+        let mut labels: Vec<LabelRef> = Vec::new();
         for q in order {
             labels.clear();
             labels.extend(q.labels.iter());
             if !labels.windows(2).all(|w| w[0].id <= w[1].id) {
-                labels.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+                labels.sort_unstable_by(|a, b| a.id.cmp(b.id));
             }
             line.push(b'[');
             json_string(&mut line, &q.id);
@@ -357,7 +487,7 @@ impl GoldSet {
                     line.push(b',');
                 }
                 line.push(b'[');
-                json_string(&mut line, &l.id);
+                json_string(&mut line, l.id);
                 line.push(b',');
                 push_int(&mut line, i64::from(l.grade));
                 line.push(b']');
@@ -573,7 +703,7 @@ impl<'a> Builder<'a> {
                     format!(
                         "query `{}`: label `{}` appears twice",
                         excerpt(&q.id),
-                        excerpt(&q.labels[dup].id)
+                        excerpt(q.labels.get(dup).map_or("", |l| l.id))
                     ),
                     "keep one entry per chunk id, with the grade you mean",
                 ));
@@ -631,19 +761,20 @@ impl<'a> Builder<'a> {
 /// The index of the second occurrence of a repeated label id, if any.
 /// Most queries have a handful of labels: compared pairwise; large pools
 /// are sorted by id instead of hashed (no map per query).
-fn repeated_label(labels: &[Label]) -> Option<usize> {
-    if labels.len() <= 16 {
-        for j in 1..labels.len() {
-            if labels[..j].iter().any(|l| l.id == labels[j].id) {
+fn repeated_label(labels: &Labels) -> Option<usize> {
+    let ids: Vec<&str> = labels.iter().map(|l| l.id).collect();
+    if ids.len() <= 16 {
+        for j in 1..ids.len() {
+            if ids[..j].contains(&ids[j]) {
                 return Some(j);
             }
         }
         return None;
     }
-    let mut idx: Vec<u32> = (0..labels.len() as u32).collect();
-    idx.sort_unstable_by(|&a, &b| labels[a as usize].id.cmp(&labels[b as usize].id).then(a.cmp(&b)));
+    let mut idx: Vec<u32> = (0..ids.len() as u32).collect();
+    idx.sort_unstable_by(|&a, &b| ids[a as usize].cmp(ids[b as usize]).then(a.cmp(&b)));
     idx.windows(2)
-        .find(|w| labels[w[0] as usize].id == labels[w[1] as usize].id)
+        .find(|w| ids[w[0] as usize] == ids[w[1] as usize])
         .map(|w| w[1] as usize)
 }
 
@@ -1058,7 +1189,7 @@ fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()
             id: q.id.0,
             text: q.text,
             stratum,
-            labels,
+            labels: labels.into(),
             spans,
         },
         line,
@@ -1269,13 +1400,10 @@ fn parse_qrels(
             Some(s) => s,
             None => b.stratum(stratum_of.get(qid).map_or(DEFAULT_STRATUM, String::as_str), None)?,
         };
-        let labels = judged
-            .iter()
-            .map(|l| Label {
-                id: l.doc.to_string(),
-                grade: l.grade,
-            })
-            .collect();
+        let mut labels = Labels::with_capacity(judged.len(), judged.iter().map(|l| l.doc.len()).sum());
+        for l in judged {
+            labels.push(l.doc, l.grade);
+        }
         b.add(
             GoldQuery {
                 id: qid.to_string(),
@@ -1337,13 +1465,13 @@ mod tests {
         assert_eq!(g.strata, vec!["how-to", "default"]);
         assert_eq!(g.queries[1].id, "2");
         assert_eq!(
-            g.queries[1].labels[0],
+            g.queries[1].labels.get(0).unwrap().to_label(),
             Label {
                 id: "x#0".into(),
                 grade: 2
             }
         );
-        assert_eq!(g.queries[2].labels[0].grade, 3);
+        assert_eq!(g.queries[2].labels.get(0).unwrap().grade, 3);
         assert!(w.is_empty());
     }
 
@@ -1393,7 +1521,7 @@ mod tests {
     fn qrels_detected_from_content_with_negative_grades() {
         let (g, _) = load_str("qrels", "301 0 d1 1\n301 0 d2 -1\n302 0 d3 0\n").unwrap();
         assert_eq!(g.format, GoldFormat::Qrels);
-        assert_eq!(g.queries[0].labels[1].grade, -1);
+        assert_eq!(g.queries[0].labels.get(1).unwrap().grade, -1);
         // 302 has no relevant label: kept (and warned about when prepared).
         assert_eq!(g.len(), 2);
     }
@@ -1468,10 +1596,7 @@ mod tests {
             let (g, _) = load_str(name, text).unwrap();
             let q = &g.queries[0];
             assert_eq!(
-                q.labels
-                    .iter()
-                    .map(|l| (l.id.as_str(), l.grade))
-                    .collect::<Vec<_>>(),
+                q.labels.iter().map(|l| (l.id, l.grade)).collect::<Vec<_>>(),
                 [("c7", 1), ("c9", 0)],
                 "{name}"
             );
@@ -1587,7 +1712,18 @@ mod tests {
             json_string(&mut got, s);
             assert_eq!(got, serde_json::to_vec(s).unwrap(), "{s:?}");
         }
-        for v in [0i64, 7, -1, 10, -10, 99, 100, i64::from(i32::MIN), i64::from(i32::MAX), i64::MIN] {
+        for v in [
+            0i64,
+            7,
+            -1,
+            10,
+            -10,
+            99,
+            100,
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+            i64::MIN,
+        ] {
             let mut got = Vec::new();
             push_int(&mut got, v);
             assert_eq!(got, v.to_string().into_bytes(), "{v}");
@@ -1605,13 +1741,8 @@ mod tests {
         .unwrap();
         let ids: Vec<&str> = g.queries.iter().map(|q| q.id.as_str()).collect();
         assert_eq!(ids, ["302", "301", "303"]);
-        let labels = |i: usize| -> Vec<(&str, i32)> {
-            g.queries[i]
-                .labels
-                .iter()
-                .map(|l| (l.id.as_str(), l.grade))
-                .collect()
-        };
+        let labels =
+            |i: usize| -> Vec<(&str, i32)> { g.queries[i].labels.iter().map(|l| (l.id, l.grade)).collect() };
         assert_eq!(labels(0), [("x", 1), ("y", 2)]);
         assert_eq!(labels(1), [("d2", 0), ("d1", 1)]);
         assert_eq!(labels(2), [("z", 0)]);
@@ -1629,6 +1760,34 @@ mod tests {
             err.contains("q.txt:3: query `301`: document `d1` is judged twice (first at line 1)"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn packed_labels_give_back_each_id_and_grade() {
+        let v = vec![
+            Label {
+                id: "a#1".into(),
+                grade: 2,
+            },
+            Label {
+                id: "".into(),
+                grade: 0,
+            },
+            Label {
+                id: "bcd".into(),
+                grade: -1,
+            },
+        ];
+        let l: Labels = v.clone().into();
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.iter().len(), 3);
+        let got: Vec<(&str, i32)> = l.iter().map(|x| (x.id, x.grade)).collect();
+        assert_eq!(got, [("a#1", 2), ("", 0), ("bcd", -1)]);
+        assert_eq!(l.get(2), Some(LabelRef { id: "bcd", grade: -1 }));
+        assert_eq!(l.get(3), None);
+        assert_eq!(l.id_bytes(), "a#1bcd");
+        assert_eq!(v.into_iter().collect::<Labels>(), l);
+        assert!(Labels::default().is_empty());
     }
 
     #[test]

@@ -333,15 +333,17 @@ impl QueryLabels {
     pub fn with_coverage(q: &GoldQuery, coverage: f64) -> QueryLabels {
         let n = q.labels.len();
         let size = if n == 0 { 1 } else { (n * 2).next_power_of_two() };
-        let mut arena = Vec::with_capacity(q.labels.iter().map(|l| l.id.len()).sum());
+        // The gold set keeps a query's ids packed already: one copy.
+        let arena: Box<[u8]> = q.labels.id_bytes().as_bytes().into();
         let mut labels = Vec::with_capacity(n);
         let mut table = vec![0u32; size];
         let mask = size - 1;
+        let mut start = 0u32;
         for (i, l) in q.labels.iter().enumerate() {
             let id = l.id.as_bytes();
             let h = doc_hash(id);
-            labels.push((arena.len() as u32, id.len() as u32, l.grade, h));
-            arena.extend_from_slice(id);
+            labels.push((start, id.len() as u32, l.grade, h));
+            start = start.wrapping_add(id.len() as u32);
             let mut slot = h as usize & mask;
             while table[slot] != 0 {
                 slot = (slot + 1) & mask;
@@ -349,7 +351,7 @@ impl QueryLabels {
             table[slot] = i as u32 + 1;
         }
         QueryLabels {
-            arena: arena.into(),
+            arena,
             labels: labels.into(),
             table: table.into(),
             spans: (!q.spans.is_empty()).then(|| Box::new(SpanIndex::new(q, coverage))),

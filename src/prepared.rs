@@ -114,7 +114,8 @@ mod tests {
             labels: vec![Label {
                 id: "d".into(),
                 grade,
-            }],
+            }]
+            .into(),
         };
         let gold = GoldSet::from_parts(
             "g",

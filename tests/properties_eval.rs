@@ -110,7 +110,7 @@ fn reference_ranking(gold: &GoldSet, q: usize, lines: &[(usize, u32, i32)]) -> R
         chunks: None,
     };
     for (i, (d, _)) in docs.iter().enumerate() {
-        if let Some(l) = gold.queries[q].labels.iter().find(|l| &l.id == d) {
+        if let Some(l) = gold.queries[q].labels.iter().find(|l| l.id == d) {
             r.hits.push(Hit {
                 rank: i as u32 + 1,
                 grade: l.grade,

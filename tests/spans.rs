@@ -28,7 +28,7 @@ fn query(labels: Vec<Label>, spans: Vec<SpanLabel>) -> GoldQuery {
         id: "q".into(),
         text: None,
         stratum: 0,
-        labels,
+        labels: labels.into(),
         spans,
     }
 }
@@ -227,7 +227,7 @@ fn gold(c: &Case, as_spans: bool) -> GoldSet {
                 id: format!("q{i}"),
                 text: None,
                 stratum: (i % 2) as u32,
-                labels,
+                labels: labels.into(),
                 spans,
             }
         })

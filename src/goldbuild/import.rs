@@ -117,11 +117,7 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
     let existing: HashMap<(&str, &str), i32> = gold
         .queries
         .iter()
-        .flat_map(|q| {
-            q.labels
-                .iter()
-                .map(move |l| ((q.id.as_str(), l.id.as_str()), l.grade))
-        })
+        .flat_map(|q| q.labels.iter().map(move |l| ((q.id.as_str(), l.id), l.grade)))
         .collect();
     let mut apply: Vec<&(String, String)> = Vec::new();
     for key in &order {
@@ -212,7 +208,7 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
             Some(p) => gold.queries[p]
                 .labels
                 .iter()
-                .map(|l| (l.id.clone(), l.grade))
+                .map(|l| (l.id.to_string(), l.grade))
                 .collect(),
             None => Vec::new(),
         });

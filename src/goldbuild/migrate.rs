@@ -54,12 +54,12 @@ pub fn migrate(path: &Path, chunks: &ChunkMap) -> Result<MigrateReport> {
         }
         let mut spans: Vec<(String, u64, u64, i32)> = Vec::new();
         for l in &q.labels {
-            match chunks.get(&l.id) {
+            match chunks.get(l.id) {
                 Some(loc) => {
                     report.migrated += 1;
                     spans.push((loc.doc.to_string(), loc.start, loc.end, l.grade));
                 }
-                None => report.missing.push((q.id.clone(), l.id.clone())),
+                None => report.missing.push((q.id.clone(), l.id.to_string())),
             }
         }
         spans.extend(q.spans.iter().map(|s| (s.doc.clone(), s.start, s.end, s.grade)));

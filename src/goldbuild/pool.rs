@@ -80,8 +80,8 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
             let mut m = HashMap::new();
             for q in &gold.queries {
                 for l in &q.labels {
-                    let p = prov.get(&q.id).and_then(|p| p.get(&l.id)).cloned();
-                    m.insert((q.id.clone(), l.id.clone()), (l.grade, p));
+                    let p = prov.get(&q.id).and_then(|p| p.get(l.id)).cloned();
+                    m.insert((q.id.clone(), l.id.to_string()), (l.grade, p));
                 }
             }
             m

@@ -113,12 +113,12 @@ pub fn trust(gold: &crate::gold::GoldSet, prov: &ProvenanceMap) -> Trust {
         };
         let mut labelers: Vec<&str> = Vec::new();
         for l in &q.labels {
-            let Some(lp) = p.get(&l.id) else {
+            let Some(lp) = p.get(l.id) else {
                 continue;
             };
             t.recorded += 1;
             if !lp.verified {
-                t.unverified.push((q.id.clone(), l.id.clone()));
+                t.unverified.push((q.id.clone(), l.id.to_string()));
             }
             let who = lp.labeler.as_deref().unwrap_or(lp.source.as_str());
             if !labelers.contains(&who) {

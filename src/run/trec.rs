@@ -984,7 +984,8 @@ mod tests {
                         id: format!("never-{q}"),
                         grade: 1,
                     },
-                ],
+                ]
+                .into(),
             });
             for r in 0..DEPTH {
                 writeln!(out, "q{q:05} Q0 d{q}-{r} {} {}.5 a-run-tag", r + 1, 1000 - r).unwrap();

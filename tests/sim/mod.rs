@@ -53,7 +53,8 @@ pub fn world(sizes: &[usize], seed: u64) -> World {
                 labels: vec![Label {
                     id: format!("d{s}-{i}"),
                     grade: 1,
-                }],
+                }]
+                .into(),
             });
         }
     }
