@@ -318,6 +318,34 @@ impl Below {
     }
 }
 
+/// The generator's 32-bit words, a buffer at a time, in the order
+/// `next_u32` would return them: `fill_bytes` consumes whole words, each
+/// as its four little-endian bytes. Words left in the buffer when a block
+/// ends are never used; each block has its own stream.
+struct Words {
+    buf: [u32; 256],
+    at: usize,
+}
+
+impl Words {
+    fn new() -> Words {
+        Words {
+            buf: [0; 256],
+            at: 256,
+        }
+    }
+
+    #[inline(never)]
+    fn refill(&mut self, rng: &mut ChaCha8Rng) {
+        let mut bytes = [0u8; 1024];
+        rng.fill_bytes(&mut bytes);
+        for (w, b) in self.buf.iter_mut().zip(bytes.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        self.at = 0;
+    }
+}
+
 /// Everything a block needs, shared read-only across threads.
 struct Job<'a> {
     deltas: &'a [f64],
@@ -332,43 +360,113 @@ impl Job<'_> {
     fn run(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
         // Monomorphised kernels for the common metric counts let the compiler
         // keep the accumulators in registers; the generic one covers the rest.
+        // The second number is how many resamples are summed side by side.
         match self.m {
-            1 => self.run_fixed::<1>(rng, count),
-            2 => self.run_fixed::<2>(rng, count),
-            3 => self.run_fixed::<3>(rng, count),
-            4 => self.run_fixed::<4>(rng, count),
-            5 => self.run_fixed::<5>(rng, count),
-            6 => self.run_fixed::<6>(rng, count),
-            7 => self.run_fixed::<7>(rng, count),
-            8 => self.run_fixed::<8>(rng, count),
+            1 => self.run_fixed::<1, 4>(rng, count),
+            2 => self.run_fixed::<2, 4>(rng, count),
+            3 => self.run_fixed::<3, 4>(rng, count),
+            4 => self.run_fixed::<4, 4>(rng, count),
+            5 => self.run_fixed::<5, 4>(rng, count),
+            6 => self.run_fixed::<6, 4>(rng, count),
+            7 => self.run_fixed::<7, 4>(rng, count),
+            8 => self.run_fixed::<8, 4>(rng, count),
             // The gate's plain and margin tests of 5 to 8 metrics, side by side.
-            10 => self.run_fixed::<10>(rng, count),
-            12 => self.run_fixed::<12>(rng, count),
-            14 => self.run_fixed::<14>(rng, count),
-            16 => self.run_fixed::<16>(rng, count),
+            10 => self.run_fixed::<10, 2>(rng, count),
+            12 => self.run_fixed::<12, 2>(rng, count),
+            14 => self.run_fixed::<14, 2>(rng, count),
+            16 => self.run_fixed::<16, 2>(rng, count),
             _ => self.run_dyn(rng, count),
         }
     }
 
-    fn run_fixed<const M: usize>(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
+    /// Draws `L` resamples' query indices, in stream order, then sums the
+    /// `L` of them side by side. Each resample's sums are the same
+    /// additions in the same order as one resample at a time; interleaving
+    /// only lets `L` independent chains of additions overlap, where one
+    /// chain waits on each addition's latency.
+    fn run_fixed<const M: usize, const L: usize>(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
+        let draws_per_resample: usize = self.groups.iter().map(|g| g.idx.len()).sum();
+        let mut draws = vec![0u32; L * draws_per_resample];
         let mut out = Vec::with_capacity(count as usize * M);
-        for _ in 0..count {
-            let mut acc = [0.0f64; M];
-            for g in self.groups {
-                let mut sub = [0.0f64; M];
-                for _ in 0..g.idx.len() {
-                    let q = g.idx[g.draw.sample(rng) as usize] as usize * M;
+        let mut words = Words::new();
+        let mut left = count as usize;
+        while left > 0 {
+            let lanes = left.min(L);
+            for lane in draws.chunks_exact_mut(draws_per_resample).take(lanes) {
+                self.draw(rng, &mut words, lane);
+            }
+            if lanes == L {
+                self.sum_side_by_side::<M, L>(&draws, draws_per_resample, &mut out);
+            } else {
+                for lane in draws.chunks_exact(draws_per_resample).take(lanes) {
+                    self.sum_side_by_side::<M, 1>(lane, draws_per_resample, &mut out);
+                }
+            }
+            left -= lanes;
+        }
+        out
+    }
+
+    /// One resample's query indices, group after group: [`Below::sample`]
+    /// on the generator's words in stream order, taken from a buffer so
+    /// that the loop makes no call and keeps its place in a register.
+    #[inline(always)]
+    fn draw(&self, rng: &mut ChaCha8Rng, words: &mut Words, into: &mut [u32]) {
+        let mut i = 0;
+        for g in self.groups {
+            let end = i + g.idx.len();
+            let (range, zone) = (u64::from(g.draw.range), g.draw.zone);
+            while i < end {
+                let mut k = words.at;
+                while i < end && k < words.buf.len() {
+                    let wide = u64::from(words.buf[k]) * range;
+                    k += 1;
+                    // Written either way (the index is in range), kept
+                    // only when the word is accepted.
+                    into[i] = g.idx[(wide >> 32) as usize];
+                    i += usize::from(wide as u32 <= zone);
+                }
+                words.at = k;
+                if k == words.buf.len() {
+                    words.refill(rng);
+                }
+            }
+        }
+    }
+
+    /// The statistics of the `L` resamples whose indices lie `stride` apart
+    /// in `draws`, appended to `out` in order.
+    #[inline(always)]
+    fn sum_side_by_side<const M: usize, const L: usize>(
+        &self,
+        draws: &[u32],
+        stride: usize,
+        out: &mut Vec<f64>,
+    ) {
+        let mut acc = [[0.0f64; M]; L];
+        let mut at = 0;
+        for g in self.groups {
+            let n = g.idx.len();
+            let lanes: [&[u32]; L] = std::array::from_fn(|l| &draws[l * stride + at..l * stride + at + n]);
+            let mut sub = [[0.0f64; M]; L];
+            for t in 0..n {
+                for (lane, sub) in lanes.iter().zip(sub.iter_mut()) {
+                    let q = lane[t] as usize * M;
                     let row = &self.deltas[q..q + M];
                     for j in 0..M {
                         sub[j] += row[j];
                     }
                 }
-                self.fold_stratum(&mut acc, &sub, g.len);
             }
-            self.finish(&mut acc);
-            out.extend_from_slice(&acc);
+            for l in 0..L {
+                self.fold_stratum(&mut acc[l], &sub[l], g.len);
+            }
+            at += n;
         }
-        out
+        for a in &mut acc {
+            self.finish(a);
+            out.extend_from_slice(a);
+        }
     }
 
     fn run_dyn(&self, rng: &mut ChaCha8Rng, count: u32) -> Vec<f64> {
@@ -611,6 +709,88 @@ mod tests {
         let all = bootstrap(&d, m, &Strata::single(n), &s);
         let col: Vec<f64> = d.chunks_exact(m).map(|r| r[10]).collect();
         assert_eq!(bits(&all[10]), bits(&one(&col, &s)));
+    }
+
+    #[test]
+    fn buffered_words_are_the_stream_in_order() {
+        use rand::RngCore;
+        let (mut a, mut b) = (block_rng(3, 7), block_rng(3, 7));
+        let mut words = Words::new();
+        for i in 0..1000 {
+            if words.at == words.buf.len() {
+                words.refill(&mut a);
+            }
+            assert_eq!(words.buf[words.at], b.next_u32(), "word {i}");
+            words.at += 1;
+        }
+    }
+
+    /// The kernels against the bootstrap written out one resample at a
+    /// time with rand's own `Uniform` (which `Below` reproduces, see
+    /// above): every count of metrics, kernel and side-by-side width, and
+    /// resample counts that leave a partial group of lanes, give the same
+    /// bits.
+    #[test]
+    fn kernels_equal_one_resample_at_a_time() {
+        use rand::distributions::{Distribution, Uniform};
+        let labels: Vec<u32> = (0..53u32)
+            .map(|i| [0, 1, 1, 2, 0, 1, 2, 2, 2][i as usize % 9])
+            .collect();
+        let strata = Strata::from_labels(&labels);
+        for m in [1usize, 2, 3, 5, 6, 8, 9, 10, 16] {
+            let deltas: Vec<f64> = (0..labels.len() * m)
+                .map(|i| ((i * 7919) % 101) as f64 / 97.0 - 0.5)
+                .collect();
+            for weighting in [Weighting::Micro, Weighting::Macro] {
+                for count in [1u32, 3, 4, 5, 7, 256] {
+                    let groups: Vec<Group<'_>> = strata
+                        .groups()
+                        .iter()
+                        .map(|g| Group {
+                            idx: g,
+                            draw: Below::new(g.len() as u32),
+                            len: g.len() as f64,
+                        })
+                        .collect();
+                    let job = Job {
+                        deltas: &deltas,
+                        m,
+                        n: labels.len() as f64,
+                        groups: &groups,
+                        weighting,
+                    };
+                    let got = job.run(&mut block_rng(11, 2), count);
+                    let mut rng = block_rng(11, 2);
+                    let mut want = Vec::new();
+                    for _ in 0..count {
+                        let mut acc = vec![0.0; m];
+                        for g in strata.groups() {
+                            let pick = Uniform::new(0, g.len() as u32);
+                            let mut sub = vec![0.0; m];
+                            for _ in 0..g.len() {
+                                let q = g[pick.sample(&mut rng) as usize] as usize;
+                                for j in 0..m {
+                                    sub[j] += deltas[q * m + j];
+                                }
+                            }
+                            for j in 0..m {
+                                acc[j] += match weighting {
+                                    Weighting::Micro => sub[j],
+                                    Weighting::Macro => sub[j] / g.len() as f64,
+                                };
+                            }
+                        }
+                        let d = match weighting {
+                            Weighting::Micro => labels.len() as f64,
+                            Weighting::Macro => strata.groups().len() as f64,
+                        };
+                        want.extend(acc.iter().map(|a| a / d));
+                    }
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "m {m}, {weighting:?}, {count} resamples");
+                }
+            }
+        }
     }
 
     #[test]
