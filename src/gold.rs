@@ -424,7 +424,10 @@ impl GoldSet {
     /// this order round exactly like trec_eval's.
     pub fn id_order(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.queries.len()).collect();
-        order.sort_by(|&a, &b| self.queries[a].id.as_bytes().cmp(self.queries[b].id.as_bytes()));
+        // Qrels usually list queries in this order already: one pass checks.
+        if !self.queries.windows(2).all(|w| w[0].id <= w[1].id) {
+            order.sort_by(|&a, &b| self.queries[a].id.as_bytes().cmp(self.queries[b].id.as_bytes()));
+        }
         order
     }
 
@@ -1788,6 +1791,26 @@ mod tests {
         assert_eq!(l.id_bytes(), "a#1bcd");
         assert_eq!(v.into_iter().collect::<Labels>(), l);
         assert!(Labels::default().is_empty());
+    }
+
+    #[test]
+    fn id_order_is_byte_order_whether_or_not_the_file_was_sorted() {
+        let gold = |ids: &[&str]| {
+            let queries = ids
+                .iter()
+                .map(|id| GoldQuery {
+                    id: id.to_string(),
+                    text: None,
+                    stratum: 0,
+                    labels: Labels::default(),
+                    spans: Vec::new(),
+                })
+                .collect();
+            GoldSet::from_parts("g", GoldFormat::Qrels, queries, vec!["s".into()]).unwrap()
+        };
+        assert_eq!(gold(&["10", "2", "Z", "a"]).id_order(), [0, 1, 2, 3]);
+        assert_eq!(gold(&["b", "a", "c", "B"]).id_order(), [3, 1, 0, 2]);
+        assert_eq!(gold(&["q1", "q10", "q2", "q1x"]).id_order(), [0, 1, 3, 2]);
     }
 
     #[test]

@@ -428,9 +428,16 @@ pub struct QueryContext {
 
 impl QueryContext {
     pub fn new(q: &GoldQuery, relevance_level: i32) -> QueryContext {
-        let num_rel = q.grades().filter(|&g| is_relevant(g, relevance_level)).count() as u32;
-        let mut ideal: Vec<f64> = q.grades().filter(|&g| g > 0).map(f64::from).collect();
-        ideal.sort_by(|a, b| b.total_cmp(a));
+        let mut num_rel = 0u32;
+        let mut ideal: Vec<f64> = Vec::with_capacity(q.label_count());
+        for g in q.grades() {
+            num_rel += u32::from(is_relevant(g, relevance_level));
+            if g > 0 {
+                ideal.push(f64::from(g));
+            }
+        }
+        // Equal gains are equal bits: an unstable sort gives the same order.
+        ideal.sort_unstable_by(|a, b| b.total_cmp(a));
         QueryContext {
             num_rel,
             ideal,

@@ -46,6 +46,10 @@ struct Entry {
 pub(crate) struct QueryBuf {
     entries: Vec<Entry>,
     arena: Vec<u8>,
+    /// Scratch of [`QueryBuf::judge`], kept between queries: two
+    /// allocations a query were 140,000 for a 70,000-query run.
+    labeled: Vec<Entry>,
+    ahead: Vec<u32>,
 }
 
 impl QueryBuf {
@@ -135,18 +139,17 @@ impl QueryBuf {
     /// `spans`: the query's labels and the run's chunk map, when the query
     /// has span labels.
     fn judge(
-        &self,
+        &mut self,
         depth: Option<usize>,
         spans: Option<(&QueryLabels, &ChunkMap)>,
     ) -> (Ranking, Option<Vec<String>>) {
-        let mut labeled: Vec<Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.grade != UNLABELED)
-            .copied()
-            .collect();
+        let mut labeled = std::mem::take(&mut self.labeled);
+        labeled.clear();
+        labeled.extend(self.entries.iter().filter(|e| e.grade != UNLABELED));
         labeled.sort_unstable_by(|a, b| self.order(a, b));
-        let mut ahead = vec![0u32; labeled.len() + 1];
+        let mut ahead = std::mem::take(&mut self.ahead);
+        ahead.clear();
+        ahead.resize(labeled.len() + 1, 0);
         if !labeled.is_empty() {
             for e in self.entries.iter().filter(|e| e.grade == UNLABELED) {
                 // How many labeled entries rank before this one; it ranks
@@ -199,6 +202,8 @@ impl QueryBuf {
                 .map(|&i| String::from_utf8_lossy(self.doc(&self.entries[i])).into_owned())
                 .collect()
         });
+        self.labeled = labeled;
+        self.ahead = ahead;
         (ranking, ids)
     }
 }
@@ -867,7 +872,7 @@ mod tests {
     #[test]
     fn ties_break_by_docid_descending() {
         // Same score: "b" ranks before "a"; "z" has the highest score.
-        let b = buf(&[("a", 1.0, 1), ("b", 1.0, UNLABELED), ("z", 2.0, 2)]);
+        let mut b = buf(&[("a", 1.0, 1), ("b", 1.0, UNLABELED), ("z", 2.0, 2)]);
         let (r, ids) = b.judge(Some(10), None);
         assert_eq!(ids.unwrap(), ["z", "b", "a"]);
         assert_eq!(r.num_ret, 3);
