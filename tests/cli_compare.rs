@@ -213,3 +213,27 @@ fn bad_arguments_exit_2() {
     let o = compare(&[], &["seed/run_a.json"], "seed/gold.json");
     assert_eq!(o.code, 2, "one run is not a comparison");
 }
+
+/// The runs are read side by side; when two are broken, the message is
+/// still the first one's, as if they were read in turn.
+#[test]
+fn the_first_broken_run_is_the_one_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.trec");
+    let second = dir.path().join("second.trec");
+    std::fs::write(&first, "q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 high tag\n").unwrap();
+    std::fs::write(&second, "q1 Q0 d1 1\n").unwrap();
+    for _ in 0..5 {
+        let mut c = rgate();
+        c.arg("compare")
+            .arg("--gold")
+            .arg(fixture("seed/gold.json"))
+            .arg(&first)
+            .arg(&second);
+        let o = run(c);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(o.stderr.contains("first.trec:2"), "{}", o.stderr);
+        assert!(o.stderr.contains("score `high` is not a number"), "{}", o.stderr);
+        assert!(!o.stderr.contains("second.trec"), "{}", o.stderr);
+    }
+}

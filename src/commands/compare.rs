@@ -48,34 +48,64 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     prep.warnings.emit(global.quiet);
     let (paths, names) = name_runs(&args.runs)?;
     let maps = chunk_maps(&args.chunks, &names)?;
+    // Chunk maps first, one load per file. A failed load ends the list,
+    // and is reported after the errors of the runs before it, as when each
+    // run was read in turn.
     let mut loaded: Vec<(PathBuf, Arc<ChunkMap>)> = Vec::new();
-    let mut columns: Vec<RunColumn> = Vec::new();
-    for ((path, name), map) in paths.iter().zip(names).zip(maps) {
-        // Runs of one chunking share one loaded map.
+    let mut run_chunks: Vec<Option<Arc<ChunkMap>>> = Vec::new();
+    let mut map_error = None;
+    for map in maps {
         let chunks = match map {
             None => None,
-            Some(m) => Some(match loaded.iter().find(|(p, _)| *p == m) {
-                Some((_, c)) => c.clone(),
-                None => {
-                    let c = Arc::new(ChunkMap::load(&m)?);
-                    loaded.push((m, c.clone()));
-                    c
-                }
-            }),
+            Some(m) => match loaded.iter().find(|(p, _)| *p == m) {
+                Some((_, c)) => Some(c.clone()),
+                None => match ChunkMap::load(&m) {
+                    Ok(c) => {
+                        let c = Arc::new(c);
+                        loaded.push((m, c.clone()));
+                        Some(c)
+                    }
+                    Err(e) => {
+                        map_error = Some(e);
+                        break;
+                    }
+                },
+            },
         };
-        let opts = RunOptions {
-            format: args.gold.run_format.map(Into::into),
-            chunks,
-            ..Default::default()
-        };
-        let judged = run::read(path, &prep.gold, &prep.labels, &opts)?;
+        run_chunks.push(chunks);
+    }
+    // The runs are read side by side: each read splits a large file across
+    // the threads already, and two at once keep both cores busy through
+    // each one's serial parts (the split, the merge, the scores).
+    let read: Vec<Result<(run::JudgedRun, Scores)>> = {
+        use rayon::prelude::*;
+        paths
+            .par_iter()
+            .zip(run_chunks.par_iter())
+            .map(|(path, chunks)| {
+                let opts = RunOptions {
+                    format: args.gold.run_format.map(Into::into),
+                    chunks: chunks.clone(),
+                    ..Default::default()
+                };
+                let judged = run::read(path, &prep.gold, &prep.labels, &opts)?;
+                let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
+                Ok((judged, scores))
+            })
+            .collect()
+    };
+    let mut columns: Vec<RunColumn> = Vec::new();
+    for ((path, name), result) in paths.iter().zip(names).zip(read) {
+        let (judged, scores) = result?;
         judged.warnings.emit(global.quiet);
-        let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
         columns.push(RunColumn {
             name,
             path: path.display().to_string(),
             scores,
         });
+    }
+    if let Some(e) = map_error {
+        return Err(e);
     }
 
     let settings = GateSettings {
