@@ -107,3 +107,97 @@ fn a_directory_as_run_is_an_input_error() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("hint:"), "{}", o.stderr);
 }
+
+/// A JSON run with no white space at all and no telling extension is still
+/// JSON: detection skips leading white space to find the `{`, it does not
+/// require any.
+#[test]
+fn compact_json_without_an_extension_is_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let compact = dir.path().join("run.out");
+    std::fs::write(&compact, r#"{"q1":["c7","c1"],"q2":["c2"]}"#).unwrap();
+    let v = eval_json(fixture("seed/gold.json"), compact, &[]);
+    assert_eq!(v["run_format"], "json", "{v}");
+    // q1: c1 at rank 2 (1/2), q2: c2 at rank 1 (1), q3-q5 unanswered (0).
+    assert_eq!(v["metrics"]["mrr"]["all"], 0.3, "{v}");
+    let padded = dir.path().join("padded.out");
+    std::fs::write(&padded, " \n\t{\"q1\": [\"c1\"]}\n").unwrap();
+    let v = eval_json(fixture("seed/gold.json"), padded, &[]);
+    assert_eq!(v["run_format"], "json", "{v}");
+    assert_eq!(v["metrics"]["mrr"]["all"], 0.2, "{v}");
+}
+
+/// Repeated ids in a JSON run: the first occurrence counts, and the
+/// warning counts every dropped repeat and names each query that had one.
+#[test]
+fn repeated_ids_in_a_json_run_are_counted_per_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    std::fs::write(
+        &path,
+        r#"{"q1": ["c7", "c7", "c1", "c7"], "q2": ["c2", "c2"], "q3": ["c3"]}"#,
+    )
+    .unwrap();
+    let v = eval_json(fixture("seed/gold.json"), path, &[]);
+    // q1: c1 at rank 2 once the repeats are gone (1/2), q2 1, q3 1.
+    assert_eq!(v["metrics"]["mrr"]["all"], 0.5, "{v}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "3 repeated document ids within a query's ranking (first occurrence counts), in `q1`, `q2`"
+        ),
+        "{warnings}"
+    );
+}
+
+/// A located result whose `doc` is the empty string names no document: an
+/// input error at that result, not a location nothing can match.
+#[test]
+fn a_located_result_with_an_empty_doc_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    std::fs::write(
+        &path,
+        "{\n\"q1\": [\"c7\", {\"id\": \"c1\", \"doc\": \"\", \"start\": 0, \"end\": 5}]\n}\n",
+    )
+    .unwrap();
+    let mut c = rgate();
+    c.args(["eval", "-m", "mrr", "--gold"])
+        .arg(fixture("seed/gold.json"))
+        .arg("--run")
+        .arg(&path);
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("run.json:2: query `q1`, result 2: `doc` is empty"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// The line of a query in a JSON run is that of its key, even when the
+/// same text appears earlier as a document id.
+#[test]
+fn json_run_errors_skip_earlier_mentions_of_the_query_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    std::fs::write(
+        &path,
+        "{\n \"q1\": [\"q2\"],\n \"q3\": [\"q2\", \"q2\"],\n \"q2\" : 5\n}\n",
+    )
+    .unwrap();
+    let mut c = rgate();
+    c.args(["eval", "-m", "mrr", "--gold"])
+        .arg(fixture("seed/gold.json"))
+        .arg("--run")
+        .arg(&path);
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("run.json:4: query `q2`: results must be a list"),
+        "{}",
+        o.stderr
+    );
+}
