@@ -122,5 +122,10 @@ mod tests {
         assert_eq!(queries_needed(f64::INFINITY, 0.1, 0.05, 0.8), None);
         assert_eq!(queries_needed(1.0, 1e-300, 0.05, 0.8), None);
         assert_eq!(queries_needed(0.1, 0.1, 1.5, 0.8), None);
+        // A tolerance that is not a positive finite drop asks nothing
+        // answerable: an infinite one would read as "2 queries suffice".
+        assert_eq!(queries_needed(1.0, f64::INFINITY, 0.05, 0.8), None);
+        assert_eq!(queries_needed(0.1, -0.05, 0.05, 0.8), None);
+        assert_eq!(queries_needed(-0.1, 0.05, 0.05, 0.8), None);
     }
 }

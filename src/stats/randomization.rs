@@ -192,6 +192,15 @@ mod tests {
         (l as f64 / n, g as f64 / n, t as f64 / n)
     }
 
+    /// The merge holds for values of either sign (the callers pass
+    /// magnitudes, where the `s - v` side is always the first to run out):
+    /// by hand, ±(-1) ± 2 = -3, -1, 1, 3.
+    #[test]
+    fn signed_sums_of_negative_values_are_sorted() {
+        assert_eq!(sorted_signed_sums(&[-1.0, 2.0]), [-3.0, -1.0, 1.0, 3.0]);
+        assert_eq!(sorted_signed_sums(&[-0.5]), [-0.5, 0.5]);
+    }
+
     #[test]
     fn binary_deltas_match_binomial() {
         // 3 gains, 7 losses: P(S <= -4) = P(Bin(10, 1/2) <= 3) = 176/1024.
