@@ -201,6 +201,20 @@ mod tests {
         assert_eq!(sorted_signed_sums(&[-0.5]), [-0.5, 0.5]);
     }
 
+    /// Monte Carlo p-values are (count + 1) / (B + 1), ties counted on
+    /// both sides: all-zero deltas tie with an observed 0 in every draw
+    /// (p = 1), and no draw of 64 signs reaches the all-positive sum (p =
+    /// 1/(B+1), the estimator's floor; chance 2^-64 per draw).
+    #[test]
+    fn monte_carlo_counts_ties_and_adds_one() {
+        let (less, greater, two) = monte_carlo(&[0.0; 3], 0.0, 1e-9, 999, 7);
+        assert_eq!((less, greater, two), (1.0, 1.0, 1.0));
+        let (less, greater, two) = monte_carlo(&[1.0; 64], 64.0, 1e-9, 999, 7);
+        assert_eq!(less, 1.0);
+        assert_eq!(greater, 1.0 / 1000.0);
+        assert_eq!(two, 1.0 / 1000.0);
+    }
+
     #[test]
     fn binary_deltas_match_binomial() {
         // 3 gains, 7 losses: P(S <= -4) = P(Bin(10, 1/2) <= 3) = 176/1024.
