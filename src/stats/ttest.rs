@@ -74,7 +74,6 @@ fn t_outcome(deltas: &[f64], alpha: f64) -> TestOutcome {
 fn zero_variance(m: f64, n: usize, alpha: f64) -> TestOutcome {
     if m == 0.0 {
         return TestOutcome {
-            p_two_sided: 1.0,
             ci_low: 0.0,
             ci_high: 0.0,
             lower_bound: 0.0,
@@ -141,6 +140,10 @@ mod tests {
         let same = t_test(&[0.0; 9], 0.05);
         assert_eq!((same.p_less, same.p_greater, same.p_two_sided), (1.0, 1.0, 1.0));
         assert_eq!((same.ci_low, same.ci_high), (0.0, 0.0));
+        // Nine zeros: every sign pattern gives 0, so the one-sided bounds
+        // sit at 0 too (a margin test on an unchanged run must not see an
+        // unbounded loss).
+        assert_eq!((same.lower_bound, same.upper_bound), (0.0, 0.0));
         // Constant deltas: the exact sign-flip p, 2^-n (1/512 for nine).
         let shifted = t_test(&[-0.1; 9], 0.05);
         assert_eq!(
