@@ -133,6 +133,32 @@ fn a_run_that_locates_nothing_is_an_error() {
     );
 }
 
+/// The same through the JSON reader: chunking B's run with chunking A's
+/// map locates none of its 8 results, each counted once in the warning.
+#[test]
+fn a_jsonl_run_under_the_wrong_map_counts_every_unlocated_result() {
+    let b = fixture("spans/run_b.jsonl");
+    let wrong = fixture("spans/chunks_a.jsonl");
+    let o = eval(&[
+        "--run",
+        b.to_str().unwrap(),
+        "--chunks",
+        wrong.to_str().unwrap(),
+        "--format",
+        "csv",
+        "-m",
+        "recall@2",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, "scope,n,recall@2\nall,4,0.0000\n");
+    assert!(
+        o.stderr
+            .contains("8 results of queries with span labels have no location"),
+        "{}",
+        o.stderr
+    );
+}
+
 #[test]
 fn a_bad_chunk_map_names_its_line() {
     let dir = tempfile::tempdir().unwrap();
