@@ -201,3 +201,27 @@ fn json_run_errors_skip_earlier_mentions_of_the_query_id() {
         o.stderr
     );
 }
+
+/// Repeated ids in a TREC run, the reader that handles MS MARCO-sized
+/// files: counted per repeat, each query with one named.
+#[test]
+fn repeated_ids_in_a_trec_run_are_counted_per_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.trec");
+    std::fs::write(
+        &path,
+        "q1 Q0 c7 1 0.9 t\nq1 Q0 c7 2 0.8 t\nq1 Q0 c1 3 0.7 t\n\
+         q2 Q0 c2 1 0.9 t\nq2 Q0 c2 2 0.5 t\nq2 Q0 c2 3 0.4 t\nq3 Q0 c3 1 0.9 t\n",
+    )
+    .unwrap();
+    let v = eval_json(fixture("seed/gold.json"), path, &[]);
+    // q1: c1 at rank 2 (1/2), q2 1, q3 1, q4 and q5 unanswered.
+    assert_eq!(v["metrics"]["mrr"]["all"], 0.5, "{v}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "3 repeated document ids within a query's ranking (first occurrence counts), in `q1`, `q2`"
+        ),
+        "{warnings}"
+    );
+}
