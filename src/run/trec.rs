@@ -1029,6 +1029,25 @@ mod tests {
         assert_eq!(par.tally.duplicate_ids, 0);
     }
 
+    /// A split point is the start of the first line whose query differs
+    /// from the line before it, past the partial line the offset lands in.
+    #[test]
+    fn query_boundary_finds_the_next_change_of_query() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.trec");
+        let text = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.8 t\n\nq1 Q0 c 3 0.7 t\nq2 Q0 a 1 0.9 t\nq2 Q0 b 2 0.1 t\nq3 Q0 a 1 0.5 t\n";
+        std::fs::write(&path, text).unwrap();
+        let q2 = text.find("q2").unwrap() as u64;
+        let q3 = text.find("q3").unwrap() as u64;
+        // From inside the first line: the blank line is skipped, q2 starts
+        // the next query.
+        assert_eq!(query_boundary(&path, 3).unwrap(), Some(q2));
+        // From inside q2's first line, q3's start.
+        assert_eq!(query_boundary(&path, q2 + 1).unwrap(), Some(q3));
+        // Inside the last query: no later change.
+        assert_eq!(query_boundary(&path, q3 + 1).unwrap(), None);
+    }
+
     #[test]
     fn window_masks_flag_each_byte_value_at_each_position() {
         // Every byte value at every place of a window, the other bytes set
