@@ -973,6 +973,11 @@ mod tests {
             "1e",
             "+",
             "..",
+            // The bytes either side of the digits: `/` and `:` are not digits.
+            "1:5",
+            "0.5:",
+            ":",
+            "1/2",
         ] {
             let want = s.parse::<f64>().ok();
             let got = parse_score(s.as_bytes());
