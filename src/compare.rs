@@ -396,3 +396,19 @@ pub fn compare(
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bootstrap of fewer than 30 queries is replaced by the exact
+    /// sign-flip test (README, Statistics); 30 queries are bootstrapped,
+    /// and a configured t-test or randomization test is never replaced.
+    #[test]
+    fn scopes_below_thirty_queries_get_the_sign_flip_test() {
+        assert_eq!(test_for(TestKind::Bootstrap, 29), TestKind::Randomization);
+        assert_eq!(test_for(TestKind::Bootstrap, 30), TestKind::Bootstrap);
+        assert_eq!(test_for(TestKind::TTest, 5), TestKind::TTest);
+        assert_eq!(test_for(TestKind::Randomization, 500), TestKind::Randomization);
+    }
+}
