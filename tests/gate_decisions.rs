@@ -635,3 +635,28 @@ fn small_strata_that_reach_ten_together_are_resampled_as_one_group() {
     close(c.cmp.delta, -0.2, "delta");
     assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (-0.2, -0.2), "{c:?}");
 }
+
+/// Only strata below ten are pooled: one of exactly ten is resampled on its
+/// own. Strata of 40, 10 and 3: the 3 join the 40 (their pool is under
+/// ten), the 10 lose 1 on every query and form their own group, so every
+/// resample has the observed mean, -10/53, and the interval is the point.
+/// (Were the 10 pooled with the 3, the group {10 + 3} would mix losses and
+/// ties and the interval would widen.)
+#[test]
+fn a_stratum_of_exactly_ten_is_resampled_on_its_own() {
+    let w = sim::world_of(&[40, 10, 3], &["hit_rate@3"]);
+    let base = vec![vec![1.0; 53]];
+    let cur = vec![(0..53)
+        .map(|i| if (40..50).contains(&i) { 0.0 } else { 1.0 })
+        .collect()];
+    let s = GateSettings {
+        test: TestKind::Bootstrap,
+        resamples: 2000,
+        ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    let d = -10.0 / 53.0;
+    close(c.cmp.delta, d, "delta");
+    assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (d, d), "{c:?}");
+}
