@@ -293,6 +293,32 @@ fn overall_bootstrap_is_stratified_and_macro_weights_strata() {
     assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (c.cmp.delta, c.cmp.delta));
 }
 
+/// Macro weighting under the t-test: the test runs on the deltas weighted
+/// by n / (strata x stratum size), so its mean is the mean of stratum
+/// means. Strata of 30 (half lose 1) and 10 (all lose 1): weights 2/3 and
+/// 2, mean (-0.5 - 1) / 2 = -0.75, and scipy's
+/// `ttest_1samp([-2/3]*15 + [0]*15 + [-2]*10, 0, alternative="less")`
+/// gives p = 2.384273950489116e-07 (3.9e-10 on the unweighted deltas).
+#[test]
+fn macro_weighting_reaches_the_t_test() {
+    let w = sim::world_of(&[30, 10], &["hit_rate@3"]);
+    let base = vec![vec![1.0; 40]];
+    let cur = vec![(0..40)
+        .map(|i| if i < 15 || i >= 30 { 0.0 } else { 1.0 })
+        .collect()];
+    let s = GateSettings {
+        test: TestKind::TTest,
+        weighting: rgate::config::Weighting::Macro,
+        ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+    };
+    let o = sim::gate_values(&w, &s, &base, &cur);
+    let c = only(&o);
+    assert_eq!(c.test, TestKind::TTest);
+    close(c.cmp.delta, -0.75, "macro delta");
+    let p = c.cmp.p_value;
+    assert!((p - 2.384273950489116e-07).abs() < 1e-15, "p {p}");
+}
+
 #[test]
 fn tiny_strata_are_pooled_in_the_overall_bootstrap() {
     // One stratum of 40 unchanged and one of 2 that each lose 1: stratified
