@@ -686,3 +686,31 @@ fn a_stratum_of_exactly_ten_is_resampled_on_its_own() {
     close(c.cmp.delta, d, "delta");
     assert_eq!((c.cmp.ci_low, c.cmp.ci_high), (d, d), "{c:?}");
 }
+
+/// Which p-values carry Monte Carlo error (and so may be re-tested at ten
+/// times B when borderline): every bootstrap; a randomization test only
+/// beyond 40 queries (here every query changed, so 41 non-zero deltas,
+/// one more than it enumerates exactly); never a t-test.
+#[test]
+fn monte_carlo_flag_follows_the_test_that_ran() {
+    for (n, test, want) in [
+        (40, TestKind::Randomization, false),
+        (41, TestKind::Randomization, true),
+        (12, TestKind::Randomization, false),
+        (60, TestKind::TTest, false),
+        (60, TestKind::Bootstrap, true),
+    ] {
+        let w = sim::world_of(&[n], &["hit_rate@3"]);
+        let base = vec![vec![1.0; n]];
+        let cur = vec![(0..n).map(|i| if i % 3 == 0 { 0.0 } else { 0.5 }).collect()];
+        let s = GateSettings {
+            test,
+            resamples: 500,
+            ..settings(Decision::SignificantDrop, 0.0, StrataSel::Overall)
+        };
+        let o = sim::gate_values(&w, &s, &base, &cur);
+        let c = only(&o);
+        assert_eq!(c.test, test, "{n} {test:?}");
+        assert_eq!(c.monte_carlo, want, "{n} {test:?}");
+    }
+}
