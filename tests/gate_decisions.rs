@@ -304,7 +304,7 @@ fn macro_weighting_reaches_the_t_test() {
     let w = sim::world_of(&[30, 10], &["hit_rate@3"]);
     let base = vec![vec![1.0; 40]];
     let cur = vec![(0..40)
-        .map(|i| if i < 15 || i >= 30 { 0.0 } else { 1.0 })
+        .map(|i| if (15..30).contains(&i) { 1.0 } else { 0.0 })
         .collect()];
     let s = GateSettings {
         test: TestKind::TTest,
