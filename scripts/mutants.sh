@@ -70,7 +70,7 @@ files() {
 fast_tests() {
     case $1 in
     stats) echo "--lib --test stats_conformance --test compare_values" ;;
-    compare) echo "--test compare_values --test cli_compare --test gate_values" ;;
+    compare) echo "--lib --test compare_values --test cli_compare --test gate_values --test gate_decisions" ;;
     run) echo "--lib --test conformance_eval --test cli_eval --test properties_eval --test run_formats --test cli_inputs --test cli_spans --test baseline_depth" ;;
     gate) echo "--test gate_values --test gate_decisions --test cli_gate" ;;
     baseline) echo "--lib --test store_safety --test baseline_depth --test cli_baseline_ref --test gate_values" ;;
