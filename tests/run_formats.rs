@@ -27,6 +27,22 @@ fn demo(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The stderr of `eval` on a JSON run with this text, which must fail
+/// with exit 2.
+fn json_run_error(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    std::fs::write(&path, text).unwrap();
+    let mut c = rgate();
+    c.args(["eval", "-m", "mrr", "--gold"])
+        .arg(fixture("seed/gold.json"))
+        .arg("--run")
+        .arg(&path);
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    o.stderr
+}
+
 #[test]
 fn detected_format_is_reported() {
     let trec = eval_json(
@@ -80,17 +96,8 @@ fn format_is_detected_from_content_without_an_extension() {
 /// A bad ranking in a JSON run is reported at the line of its query id.
 #[test]
 fn json_run_errors_name_the_line_of_the_query() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.json");
-    std::fs::write(&path, "{\n  \"q1\": [\"c1\"],\n  \"q2\": 5\n}\n").unwrap();
-    let mut c = rgate();
-    c.args(["eval", "-m", "mrr", "--gold"])
-        .arg(fixture("seed/gold.json"))
-        .arg("--run")
-        .arg(&path);
-    let o = run(c);
-    assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("run.json:3:"), "{}", o.stderr);
+    let err = json_run_error("{\n  \"q1\": [\"c1\"],\n  \"q2\": 5\n}\n");
+    assert!(err.contains("run.json:3:"), "{err}");
 }
 
 /// A directory is not a run: an error, not a hang or a panic.
@@ -154,25 +161,11 @@ fn repeated_ids_in_a_json_run_are_counted_per_repeat() {
 /// input error at that result, not a location nothing can match.
 #[test]
 fn a_located_result_with_an_empty_doc_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.json");
-    std::fs::write(
-        &path,
-        "{\n\"q1\": [\"c7\", {\"id\": \"c1\", \"doc\": \"\", \"start\": 0, \"end\": 5}]\n}\n",
-    )
-    .unwrap();
-    let mut c = rgate();
-    c.args(["eval", "-m", "mrr", "--gold"])
-        .arg(fixture("seed/gold.json"))
-        .arg("--run")
-        .arg(&path);
-    let o = run(c);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let err =
+        json_run_error("{\n\"q1\": [\"c7\", {\"id\": \"c1\", \"doc\": \"\", \"start\": 0, \"end\": 5}]\n}\n");
     assert!(
-        o.stderr
-            .contains("run.json:2: query `q1`, result 2: `doc` is empty"),
-        "{}",
-        o.stderr
+        err.contains("run.json:2: query `q1`, result 2: `doc` is empty"),
+        "{err}"
     );
 }
 
@@ -180,25 +173,10 @@ fn a_located_result_with_an_empty_doc_is_refused() {
 /// same text appears earlier as a document id.
 #[test]
 fn json_run_errors_skip_earlier_mentions_of_the_query_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.json");
-    std::fs::write(
-        &path,
-        "{\n \"q1\": [\"q2\"],\n \"q3\": [\"q2\", \"q2\"],\n \"q2\" : 5\n}\n",
-    )
-    .unwrap();
-    let mut c = rgate();
-    c.args(["eval", "-m", "mrr", "--gold"])
-        .arg(fixture("seed/gold.json"))
-        .arg("--run")
-        .arg(&path);
-    let o = run(c);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    let err = json_run_error("{\n \"q1\": [\"q2\"],\n \"q3\": [\"q2\", \"q2\"],\n \"q2\" : 5\n}\n");
     assert!(
-        o.stderr
-            .contains("run.json:4: query `q2`: results must be a list"),
-        "{}",
-        o.stderr
+        err.contains("run.json:4: query `q2`: results must be a list"),
+        "{err}"
     );
 }
 
