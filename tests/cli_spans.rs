@@ -110,53 +110,38 @@ fn a_run_that_locates_nothing_is_an_error() {
         "{}",
         o.stderr
     );
-    // The wrong chunking's map locates none of the ids: every result is
-    // named in one warning, and the spans score 0.
-    let wrong = fixture("spans/chunks_b.jsonl");
-    let o = eval(&[
-        "--run",
-        a.to_str().unwrap(),
-        "--chunks",
-        wrong.to_str().unwrap(),
-        "--format",
-        "csv",
-        "-m",
-        "recall@2",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(o.stdout, "scope,n,recall@2\nall,4,0.0000\n");
-    assert!(
-        o.stderr
-            .contains("8 results of queries with span labels have no location"),
-        "{}",
-        o.stderr
-    );
 }
 
-/// The same through the JSON reader: chunking B's run with chunking A's
-/// map locates none of its 8 results, each counted once in the warning.
+/// A run under the wrong chunking's map locates none of its ids: every
+/// result is counted once in one warning, and the spans score 0. Both
+/// readers count: chunking A's TREC run under B's map, and B's JSONL run
+/// under A's.
 #[test]
-fn a_jsonl_run_under_the_wrong_map_counts_every_unlocated_result() {
-    let b = fixture("spans/run_b.jsonl");
-    let wrong = fixture("spans/chunks_a.jsonl");
-    let o = eval(&[
-        "--run",
-        b.to_str().unwrap(),
-        "--chunks",
-        wrong.to_str().unwrap(),
-        "--format",
-        "csv",
-        "-m",
-        "recall@2",
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(o.stdout, "scope,n,recall@2\nall,4,0.0000\n");
-    assert!(
-        o.stderr
-            .contains("8 results of queries with span labels have no location"),
-        "{}",
-        o.stderr
-    );
+fn a_run_under_the_wrong_map_counts_every_unlocated_result() {
+    for (run_file, wrong) in [
+        ("spans/run_a.trec", "spans/chunks_b.jsonl"),
+        ("spans/run_b.jsonl", "spans/chunks_a.jsonl"),
+    ] {
+        let (r, m) = (fixture(run_file), fixture(wrong));
+        let o = eval(&[
+            "--run",
+            r.to_str().unwrap(),
+            "--chunks",
+            m.to_str().unwrap(),
+            "--format",
+            "csv",
+            "-m",
+            "recall@2",
+        ]);
+        assert_eq!(o.code, 0, "{run_file}: {}", o.stderr);
+        assert_eq!(o.stdout, "scope,n,recall@2\nall,4,0.0000\n", "{run_file}");
+        assert!(
+            o.stderr
+                .contains("8 results of queries with span labels have no location"),
+            "{run_file}: {}",
+            o.stderr
+        );
+    }
 }
 
 #[test]

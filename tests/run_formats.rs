@@ -134,27 +134,37 @@ fn compact_json_without_an_extension_is_json() {
     assert_eq!(v["metrics"]["mrr"]["all"], 0.2, "{v}");
 }
 
-/// Repeated ids in a JSON run: the first occurrence counts, and the
-/// warning counts every dropped repeat and names each query that had one.
+/// Repeated ids, in both readers (the TREC one handles MS MARCO-sized
+/// files): the first occurrence counts, and the warning counts every
+/// dropped repeat and names each query that had one.
 #[test]
-fn repeated_ids_in_a_json_run_are_counted_per_repeat() {
+fn repeated_ids_are_counted_per_repeat() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.json");
-    std::fs::write(
-        &path,
-        r#"{"q1": ["c7", "c7", "c1", "c7"], "q2": ["c2", "c2"], "q3": ["c3"]}"#,
-    )
-    .unwrap();
-    let v = eval_json(fixture("seed/gold.json"), path, &[]);
-    // q1: c1 at rank 2 once the repeats are gone (1/2), q2 1, q3 1.
-    assert_eq!(v["metrics"]["mrr"]["all"], 0.5, "{v}");
-    let warnings = v["warnings"].to_string();
-    assert!(
-        warnings.contains(
-            "3 repeated document ids within a query's ranking (first occurrence counts), in `q1`, `q2`"
+    for (name, text) in [
+        (
+            "run.json",
+            r#"{"q1": ["c7", "c7", "c1", "c7"], "q2": ["c2", "c2"], "q3": ["c3"]}"#,
         ),
-        "{warnings}"
-    );
+        (
+            "run.trec",
+            "q1 Q0 c7 1 0.9 t\nq1 Q0 c7 2 0.8 t\nq1 Q0 c1 3 0.7 t\n\
+             q2 Q0 c2 1 0.9 t\nq2 Q0 c2 2 0.5 t\nq2 Q0 c2 3 0.4 t\nq3 Q0 c3 1 0.9 t\n",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let v = eval_json(fixture("seed/gold.json"), path, &[]);
+        // q1: c1 at rank 2 once the repeats are gone (1/2), q2 1, q3 1,
+        // q4 and q5 unanswered.
+        assert_eq!(v["metrics"]["mrr"]["all"], 0.5, "{name}: {v}");
+        let warnings = v["warnings"].to_string();
+        assert!(
+            warnings.contains(
+                "3 repeated document ids within a query's ranking (first occurrence counts), in `q1`, `q2`"
+            ),
+            "{name}: {warnings}"
+        );
+    }
 }
 
 /// A located result whose `doc` is the empty string names no document: an
@@ -177,29 +187,5 @@ fn json_run_errors_skip_earlier_mentions_of_the_query_id() {
     assert!(
         err.contains("run.json:4: query `q2`: results must be a list"),
         "{err}"
-    );
-}
-
-/// Repeated ids in a TREC run, the reader that handles MS MARCO-sized
-/// files: counted per repeat, each query with one named.
-#[test]
-fn repeated_ids_in_a_trec_run_are_counted_per_repeat() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.trec");
-    std::fs::write(
-        &path,
-        "q1 Q0 c7 1 0.9 t\nq1 Q0 c7 2 0.8 t\nq1 Q0 c1 3 0.7 t\n\
-         q2 Q0 c2 1 0.9 t\nq2 Q0 c2 2 0.5 t\nq2 Q0 c2 3 0.4 t\nq3 Q0 c3 1 0.9 t\n",
-    )
-    .unwrap();
-    let v = eval_json(fixture("seed/gold.json"), path, &[]);
-    // q1: c1 at rank 2 (1/2), q2 1, q3 1, q4 and q5 unanswered.
-    assert_eq!(v["metrics"]["mrr"]["all"], 0.5, "{v}");
-    let warnings = v["warnings"].to_string();
-    assert!(
-        warnings.contains(
-            "3 repeated document ids within a query's ranking (first occurrence counts), in `q1`, `q2`"
-        ),
-        "{warnings}"
     );
 }
