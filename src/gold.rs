@@ -25,11 +25,103 @@ use crate::diag::{
     yaml_guard, Warnings,
 };
 
-/// Query ids to positions. The run readers look a query up at every change
-/// of query id and the qrels reader at every new query: 70,000 of each for
-/// a 70k-query gold set, where SipHash's DoS resistance (pointless for the
-/// user's own files) costs more than the rest of the lookup.
-type IdMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<IdHasher>>;
+/// Query ids to positions, for the ungrouped-qrels reader's borrowed ids.
+/// SipHash's DoS resistance (pointless for the user's own files) costs
+/// more than the rest of a lookup.
+type IdMap<'t, V> = HashMap<&'t str, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// [`IdHasher`] over an id's bytes.
+#[inline]
+fn id_hash(id: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = IdHasher::default();
+    h.write(id);
+    h.finish()
+}
+
+/// Query ids to positions in [`GoldSet::queries`]: an open-addressing
+/// table of (position + 1, low 32 bits of the id's hash), the id itself
+/// read from the query. The run readers look a query up at every change of
+/// query id and the qrels reader at every new query: 70,000 of each for a
+/// 70k-query gold set. Keyed by the queries' own ids, it costs no String
+/// per query (a `HashMap<String, u32>` did: a second copy of every id).
+#[derive(Debug, Clone, Default)]
+struct QueryIndex {
+    /// A power of two long (or empty); (0, _) marks a free slot.
+    slots: Vec<(u32, u32)>,
+    len: usize,
+}
+
+impl QueryIndex {
+    /// Room for `n` ids before the table grows.
+    fn with_capacity(n: usize) -> QueryIndex {
+        let mut t = QueryIndex::default();
+        t.grow_to(n);
+        t
+    }
+
+    fn grow_to(&mut self, n: usize) {
+        // At most 7/8 full.
+        let size = (n + n / 7 + 1).next_power_of_two().max(8);
+        if size <= self.slots.len() {
+            return;
+        }
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); size]);
+        let mask = size - 1;
+        for (pos, tag) in old.into_iter().filter(|&(p, _)| p != 0) {
+            let mut slot = tag as usize & mask;
+            while self.slots[slot].0 != 0 {
+                slot = (slot + 1) & mask;
+            }
+            self.slots[slot] = (pos, tag);
+        }
+    }
+
+    /// The position of `id`, or the free slot where it would go.
+    #[inline]
+    fn find(&self, queries: &[GoldQuery], id: &[u8], hash: u64) -> Result<u32, usize> {
+        if self.slots.is_empty() {
+            return Err(0);
+        }
+        let mask = self.slots.len() - 1;
+        let tag = hash as u32;
+        let mut slot = tag as usize & mask;
+        loop {
+            let (pos, t) = self.slots[slot];
+            if pos == 0 {
+                return Err(slot);
+            }
+            if t == tag
+                && queries
+                    .get(pos as usize - 1)
+                    .is_some_and(|q| same_id(q.id.as_bytes(), id))
+            {
+                return Ok(pos - 1);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    fn get(&self, queries: &[GoldQuery], id: &[u8]) -> Option<usize> {
+        self.find(queries, id, id_hash(id)).ok().map(|p| p as usize)
+    }
+
+    /// Records that `queries[pos]` has the id hashed to `hash`, which
+    /// [`QueryIndex::find`] did not find (at `slot`).
+    fn insert(&mut self, mut slot: usize, hash: u64, pos: u32) {
+        let tag = hash as u32;
+        if (self.len + 1) * 8 > self.slots.len() * 7 {
+            self.grow_to((self.len + 1) * 2);
+            let mask = self.slots.len() - 1;
+            slot = tag as usize & mask;
+            while self.slots[slot].0 != 0 {
+                slot = (slot + 1) & mask;
+            }
+        }
+        self.slots[slot] = (pos + 1, tag);
+        self.len += 1;
+    }
+}
 
 /// Eight bytes at a time, multiplied and rotated, then a murmur3 finaliser
 /// so that every output bit (hashbrown reads the top seven) depends on
@@ -354,7 +446,7 @@ pub struct GoldSet {
     /// reports and tools that read the gold set through rgate; no metric
     /// and not the fingerprint looks at it.
     pub extras: HashMap<usize, QueryExtra>,
-    index: IdMap<u32>,
+    index: QueryIndex,
 }
 
 /// The optional fields of a native gold query that no metric reads: a
@@ -376,10 +468,12 @@ impl GoldSet {
         strata: Vec<String>,
     ) -> Result<GoldSet> {
         let path = path.into();
-        let mut index = IdMap::with_capacity_and_hasher(queries.len(), Default::default());
+        let mut index = QueryIndex::with_capacity(queries.len());
         for (i, q) in queries.iter().enumerate() {
-            if index.insert(q.id.clone(), i as u32).is_some() {
-                return Err(input_error(&path, None, format!("duplicate query id `{}`", q.id)));
+            let h = id_hash(q.id.as_bytes());
+            match index.find(&queries, q.id.as_bytes(), h) {
+                Ok(_) => return Err(input_error(&path, None, format!("duplicate query id `{}`", q.id))),
+                Err(slot) => index.insert(slot, h, i as u32),
             }
         }
         Ok(GoldSet {
@@ -401,12 +495,13 @@ impl GoldSet {
     }
 
     pub fn position(&self, query_id: &str) -> Option<usize> {
-        self.index.get(query_id).map(|&i| i as usize)
+        self.index.get(&self.queries, query_id.as_bytes())
     }
 
     /// Byte-keyed lookup for the run parsers, which never build a String.
+    /// Ids are compared as bytes: bytes that are not UTF-8 match no id.
     pub fn position_bytes(&self, query_id: &[u8]) -> Option<usize> {
-        std::str::from_utf8(query_id).ok().and_then(|s| self.position(s))
+        self.index.get(&self.queries, query_id)
     }
 
     /// Whether any query carries a span label: only then do runs need
@@ -536,7 +631,7 @@ impl GoldSet {
                     Some(sp) => Some(read_strata_file(sp)?),
                     None => None,
                 };
-                parse_qrels(path, bytes, strata, &mut warnings)?
+                parse_qrels(path, bytes, strata.as_deref(), &mut warnings)?
             }
             _ => {
                 if let Some(sp) = strata_file {
@@ -639,7 +734,7 @@ struct Builder<'a> {
     queries: Vec<GoldQuery>,
     strata: Vec<String>,
     stratum_index: HashMap<String, u32>,
-    index: IdMap<u32>,
+    index: QueryIndex,
     extras: HashMap<usize, QueryExtra>,
 }
 
@@ -650,7 +745,7 @@ impl<'a> Builder<'a> {
             queries: Vec::new(),
             strata: Vec::new(),
             stratum_index: HashMap::new(),
-            index: IdMap::default(),
+            index: QueryIndex::default(),
             extras: HashMap::new(),
         }
     }
@@ -728,22 +823,21 @@ impl<'a> Builder<'a> {
             ));
         }
         let pos = self.queries.len() as u32;
-        match self.index.entry(q.id.clone()) {
-            std::collections::hash_map::Entry::Occupied(first) => {
+        let h = id_hash(q.id.as_bytes());
+        match self.index.find(&self.queries, q.id.as_bytes(), h) {
+            Ok(first) => {
                 return Err(input_error_hint(
                     self.path,
                     line,
                     format!(
                         "duplicate query id `{}` (query #{} has it already)",
                         excerpt(&q.id),
-                        first.get() + 1
+                        first + 1
                     ),
                     "query ids must be unique; rename or merge the two queries",
                 ));
             }
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(pos);
-            }
+            Err(slot) => self.index.insert(slot, h, pos),
         }
         self.queries.push(q);
         Ok(())
@@ -1278,24 +1372,216 @@ struct QrelsLine<'t> {
     q: u32,
 }
 
-/// TREC qrels in one pass over the text: fields are borrowed, queries are
-/// found through one map of borrowed ids, and repeated judgments are found
-/// per query once it is complete. The only Strings made are the ids the
-/// gold set keeps.
+/// TREC qrels. Files list a query's judgments together: such a file is
+/// read in one pass that builds each query as its lines end. A file that
+/// lists a query in two places, or one with an error found only once a
+/// query is complete (a repeated judgment, a bad stratum or query id), is
+/// read again by [`parse_qrels_any_order`], which reports exactly what it
+/// always has. Errors within a line are the same in both passes and come
+/// first, in line order.
 fn parse_qrels(
     path: &Path,
     bytes: &[u8],
-    strata_file: Option<Vec<(String, String, usize)>>,
+    strata_file: Option<&[(String, String, usize)]>,
     warnings: &mut Warnings,
 ) -> Result<GoldSet> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
+    // Later entries for a query win, as in `parse_qrels_any_order`.
+    let stratum_of: HashMap<&str, &str> = strata_file
+        .unwrap_or_default()
+        .iter()
+        .map(|(q, s, _)| (q.as_str(), s.as_str()))
+        .collect();
+    let Some(b) = parse_grouped_qrels(path, text, &stratum_of)? else {
+        return parse_qrels_any_order(path, text, strata_file, warnings);
+    };
+    if let Some(sf) = strata_file {
+        let unknown: Vec<&str> = sf
+            .iter()
+            .map(|(q, _, _)| q.as_str())
+            .filter(|q| b.index.get(&b.queries, q.as_bytes()).is_none())
+            .collect();
+        unknown_strata_warning(path, &unknown, warnings);
+    }
+    Ok(b.finish(GoldFormat::Qrels))
+}
+
+/// The strata file's queries that the qrels lack, if any.
+fn unknown_strata_warning(path: &Path, unknown: &[&str], warnings: &mut Warnings) {
+    if !unknown.is_empty() {
+        warnings.push(format!(
+            "the strata file names {} quer{} absent from {}: {}",
+            unknown.len(),
+            if unknown.len() == 1 { "y" } else { "ies" },
+            path.display(),
+            name_some(unknown, 5)
+        ));
+    }
+}
+
+/// The fields of a qrels line, its grade parsed; `None` for a blank line.
+/// The errors name the line, whichever pass reads it.
+fn qrels_fields<'t>(path: &Path, line: &'t str, line_no: usize) -> Result<Option<(&'t str, &'t str, i32)>> {
+    let mut f = line.split_ascii_whitespace();
+    let (Some(qid), Some(_iter), Some(doc), Some(grade), None) =
+        (f.next(), f.next(), f.next(), f.next(), f.next())
+    else {
+        let n = line.split_ascii_whitespace().count();
+        if n == 0 {
+            return Ok(None);
+        }
+        return Err(input_error_hint(
+            path,
+            Some(line_no),
+            format!("expected 4 fields `qid iter docid grade`, found {n}"),
+            if n == 6 {
+                "six fields look like a TREC run: pass that file as --run, the qrels as --gold"
+            } else {
+                "TREC qrels have one judgment per line"
+            },
+        ));
+    };
+    let grade: i32 = grade.parse().map_err(|_| {
+        input_error(
+            path,
+            Some(line_no),
+            format!("grade `{}` is not an integer", excerpt(grade)),
+        )
+    })?;
+    Ok(Some((qid, doc, grade)))
+}
+
+/// The one-pass reader of a grouped qrels file: each query's labels are
+/// gathered in buffers reused from query to query and copied out once, at
+/// their final size, when the query id changes. No list of every judgment
+/// and no map of borrowed ids: at 500,000 lines those were 17 MB written
+/// once and read once, and page faults cost as much as the parsing.
+/// `Ok(None)`: the file needs [`parse_qrels_any_order`] (see
+/// [`parse_qrels`]).
+fn parse_grouped_qrels<'p>(
+    path: &'p Path,
+    text: &str,
+    stratum_of: &HashMap<&str, &str>,
+) -> Result<Option<Builder<'p>>> {
+    let mut b = Builder::new(path);
+    // Room for a query per 128 bytes (the 70k-query qrels have one per
+    // 156): the index is not rehashed while it fills.
+    b.index.grow_to((text.len() / 128).min(1 << 20));
+    let mut query = QueryBuffer::default();
+    let mut current: Option<&str> = None;
+    for (i, line) in lines(text).enumerate() {
+        let Some((qid, doc, grade)) = qrels_fields(path, line, i + 1)? else {
+            continue;
+        };
+        if let Some(c) = current.filter(|c| !same_id(c.as_bytes(), qid.as_bytes())) {
+            if !query.finish(&mut b, c, stratum_of) {
+                return Ok(None);
+            }
+        }
+        current = Some(qid);
+        query.push(doc, grade);
+    }
+    if let Some(c) = current {
+        if !query.finish(&mut b, c, stratum_of) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(b))
+}
+
+/// One query's judgments while a grouped qrels file is read.
+#[derive(Default)]
+struct QueryBuffer {
+    labels: Labels,
+    /// The hash of each label id: labels are compared pairwise by hash,
+    /// by bytes only when the hashes are equal.
+    hashes: Vec<u64>,
+    /// Label positions sorted by id, for a pool too large to compare
+    /// pairwise.
+    order: Vec<u32>,
+    /// The default stratum, once made: without a strata file every query
+    /// is in it, and it is looked up once, not once per query.
+    default_stratum: Option<u32>,
+}
+
+impl QueryBuffer {
+    fn push(&mut self, doc: &str, grade: i32) {
+        self.labels.push(doc, grade);
+        self.hashes.push(id_hash(doc.as_bytes()));
+    }
+
+    /// Adds the query to `b` and empties the buffer; `false` when the
+    /// query repeats a judgment, repeats an earlier query's id or is
+    /// refused by the builder: the error is left for the second pass.
+    fn finish(&mut self, b: &mut Builder, qid: &str, stratum_of: &HashMap<&str, &str>) -> bool {
+        if self.has_repeat() {
+            return false;
+        }
+        let stratum = match (stratum_of.is_empty(), self.default_stratum) {
+            (true, Some(s)) => Ok(s),
+            (true, None) => b
+                .stratum(DEFAULT_STRATUM, None)
+                .inspect(|&s| self.default_stratum = Some(s)),
+            (false, _) => b.stratum(stratum_of.get(qid).copied().unwrap_or(DEFAULT_STRATUM), None),
+        };
+        let Ok(stratum) = stratum else {
+            return false;
+        };
+        // Cloning allocates exactly the size used, where the buffer grew
+        // by doubling.
+        let labels = self.labels.clone();
+        self.labels.ids.clear();
+        self.labels.ends.clear();
+        self.hashes.clear();
+        let q = GoldQuery {
+            id: qid.to_string(),
+            text: None,
+            stratum,
+            labels,
+            spans: Vec::new(),
+        };
+        b.add(q, None, true).is_ok()
+    }
+
+    /// Whether a label id appears twice: compared pairwise for the usual
+    /// handful of judgments, sorted for pools.
+    fn has_repeat(&mut self) -> bool {
+        let l = &self.labels;
+        let n = l.len();
+        let id = |i: usize| {
+            let start = if i == 0 { 0 } else { l.ends[i - 1].0 };
+            &l.ids.as_bytes()[start..l.ends[i].0]
+        };
+        if n <= 16 {
+            let h = &self.hashes;
+            return (1..n).any(|j| (0..j).any(|i| h[i] == h[j] && same_id(id(i), id(j))));
+        }
+        self.order.clear();
+        self.order.extend(0..n as u32);
+        self.order
+            .sort_unstable_by(|&a, &b| id(a as usize).cmp(id(b as usize)));
+        self.order
+            .windows(2)
+            .any(|w| id(w[0] as usize) == id(w[1] as usize))
+    }
+}
+
+/// TREC qrels in any order, in one pass over the text: fields are
+/// borrowed, queries are found through one map of borrowed ids, and
+/// repeated judgments are found per query once it is complete.
+fn parse_qrels_any_order(
+    path: &Path,
+    text: &str,
+    strata_file: Option<&[(String, String, usize)]>,
+    warnings: &mut Warnings,
+) -> Result<GoldSet> {
     // Query order is first appearance. The judgments go into one list;
     // only a file that lists a query in two places needs it sorted.
     // Room for a query per 128 bytes (the 70kq qrels have one per 156):
     // growing the map from empty rehashed it eleven times, 8% of the load.
     // Unused room costs little: only the control bytes are written.
-    let mut position: HashMap<&str, u32, std::hash::BuildHasherDefault<IdHasher>> =
+    let mut position: IdMap<u32> =
         HashMap::with_capacity_and_hasher((text.len() / 128).min(1 << 20), Default::default());
     let mut qids: Vec<&str> = Vec::new();
     // About 20 bytes a line in the usual qrels file.
@@ -1304,32 +1590,9 @@ fn parse_qrels(
     let mut last: Option<(&str, u32)> = None;
     for (i, line) in lines(text).enumerate() {
         let line_no = i + 1;
-        let mut f = line.split_ascii_whitespace();
-        let (Some(qid), Some(_iter), Some(doc), Some(grade), None) =
-            (f.next(), f.next(), f.next(), f.next(), f.next())
-        else {
-            let n = line.split_ascii_whitespace().count();
-            if n == 0 {
-                continue;
-            }
-            return Err(input_error_hint(
-                path,
-                Some(line_no),
-                format!("expected 4 fields `qid iter docid grade`, found {n}"),
-                if n == 6 {
-                    "six fields look like a TREC run: pass that file as --run, the qrels as --gold"
-                } else {
-                    "TREC qrels have one judgment per line"
-                },
-            ));
+        let Some((qid, doc, grade)) = qrels_fields(path, line, line_no)? else {
+            continue;
         };
-        let grade: i32 = grade.parse().map_err(|_| {
-            input_error(
-                path,
-                Some(line_no),
-                format!("grade `{}` is not an integer", excerpt(grade)),
-            )
-        })?;
         // Qrels list a query's judgments together: only a change of query
         // id needs the map.
         let q = match last {
@@ -1356,30 +1619,21 @@ fn parse_qrels(
         // Stable: each query's judgments stay in file order.
         judged.sort_by_key(|l| l.q);
     }
-    let mut stratum_of: HashMap<String, String> = HashMap::new();
+    let mut stratum_of: HashMap<&str, &str> = HashMap::new();
     if let Some(sf) = strata_file {
         let mut unknown = Vec::new();
         for (q, s, _line) in sf {
             if !position.contains_key(q.as_str()) {
-                unknown.push(q.clone());
+                unknown.push(q.as_str());
             }
             stratum_of.insert(q, s);
         }
-        if !unknown.is_empty() {
-            let names: Vec<&str> = unknown.iter().map(String::as_str).collect();
-            warnings.push(format!(
-                "the strata file names {} quer{} absent from {}: {}",
-                unknown.len(),
-                if unknown.len() == 1 { "y" } else { "ies" },
-                path.display(),
-                name_some(&names, 5)
-            ));
-        }
+        unknown_strata_warning(path, &unknown, warnings);
     }
     drop(position);
     let mut b = Builder::new(path);
     b.queries.reserve(qids.len());
-    b.index.reserve(qids.len());
+    b.index.grow_to(qids.len());
     // Without a strata file every query is in the default stratum: looked
     // up once, not once per query.
     let default_stratum = match stratum_of.is_empty() && !qids.is_empty() {
@@ -1405,7 +1659,7 @@ fn parse_qrels(
         }
         let stratum = match default_stratum {
             Some(s) => s,
-            None => b.stratum(stratum_of.get(qid).map_or(DEFAULT_STRATUM, String::as_str), None)?,
+            None => b.stratum(stratum_of.get(qid).copied().unwrap_or(DEFAULT_STRATUM), None)?,
         };
         let mut labels = Labels::with_capacity(judged.len(), judged.iter().map(|l| l.doc.len()).sum());
         for l in judged {
@@ -1815,6 +2069,142 @@ mod tests {
         assert_eq!(gold(&["10", "2", "Z", "a"]).id_order(), [0, 1, 2, 3]);
         assert_eq!(gold(&["b", "a", "c", "B"]).id_order(), [3, 1, 0, 2]);
         assert_eq!(gold(&["q1", "q10", "q2", "q1x"]).id_order(), [0, 1, 3, 2]);
+    }
+
+    /// Loads `qrels` with the strata file `strata` beside it.
+    fn load_with_strata(qrels: &str, strata: &str) -> Result<(GoldSet, Warnings)> {
+        let dir = tempfile::tempdir().unwrap();
+        let (q, s) = (dir.path().join("q.txt"), dir.path().join("s.tsv"));
+        std::fs::write(&q, qrels).unwrap();
+        std::fs::write(&s, strata).unwrap();
+        GoldSet::load(&q, Some(&s))
+    }
+
+    #[test]
+    fn grouped_qrels_name_the_lines_of_a_repeated_judgment() {
+        // Grouped files are read in one pass; blank lines still count.
+        let err = load_str("q.txt", "301 0 a 1\n\n301 0 b 1\n301 0 a 0\n302 0 x 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("q.txt:4: query `301`: document `a` is judged twice (first at line 1)"),
+            "{err}"
+        );
+        // A pool of 40, the repeat in the middle of it: lines 8 and 41.
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&format!("301 0 d{i} 1\n"));
+            if i == 39 {
+                text.push_str("301 0 d7 0\n");
+            }
+        }
+        text.push_str("302 0 x 1\n");
+        let err = load_str("q.txt", &text).unwrap_err().to_string();
+        assert!(
+            err.contains("q.txt:41: query `301`: document `d7` is judged twice (first at line 8)"),
+            "{err}"
+        );
+        // The first query with a repeat is the one reported.
+        let err = load_str("q.txt", "301 0 a 1\n302 0 b 1\n302 0 b 1\n303 0 c 1\n303 0 c 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("q.txt:3: query `302`: document `b` is judged twice (first at line 2)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_malformed_line_is_reported_before_a_query_level_error() {
+        // Every line is read before queries are checked: the bad grade on
+        // line 4 wins over an earlier repeat or query id with white space.
+        for (text, line) in [
+            ("301 0 a 1\n301 0 a 0\n302 0 x 1\n303 0 y one\n", 4),
+            ("302 0 x 1\n301\u{3000}1 0 a 1\n303 0 y 1\n303 0 z one\n", 4),
+        ] {
+            let err = load_str("q.txt", text).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("q.txt:{line}: grade `one` is not an integer")),
+                "{err}"
+            );
+        }
+        let err = load_str("q.txt", "301 0 a 1\n301\u{3000}2 0 x 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("query id `301\u{3000}2` contains white space"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn grouped_qrels_keep_file_order_and_find_every_query() {
+        let mut text = String::new();
+        // More queries than the index first has room for (a query per 128
+        // bytes of file): it grows as they arrive.
+        for q in 0..300 {
+            text.push_str(&format!("q{q} 0 b 2\nq{q} 0 a 0\n"));
+        }
+        let (g, w) = load_str("q.txt", &text).unwrap();
+        assert!(w.is_empty());
+        assert_eq!(g.len(), 300);
+        for q in 0..300 {
+            let id = format!("q{q}");
+            assert_eq!(g.position(&id), Some(q), "{id}");
+            assert_eq!(g.position_bytes(id.as_bytes()), Some(q), "{id}");
+            let labels: Vec<(&str, i32)> = g.queries[q].labels.iter().map(|l| (l.id, l.grade)).collect();
+            assert_eq!(labels, [("b", 2), ("a", 0)]);
+        }
+        for absent in ["q300", "q", "", "Q1", "q1 "] {
+            assert_eq!(g.position(absent), None, "{absent:?}");
+        }
+        assert_eq!(g.position_bytes(b"q\xff"), None);
+    }
+
+    #[test]
+    fn strata_files_apply_to_grouped_and_ungrouped_qrels_alike() {
+        for qrels in [
+            "1 0 a 1\n2 0 b 1\n3 0 c 1\n",
+            "1 0 a 1\n2 0 b 1\n3 0 c 1\n1 0 d 0\n",
+        ] {
+            // 2 is named twice: the later line wins; 9 is not in the qrels.
+            let (g, w) = load_with_strata(qrels, "2\tx\n9\ty\n3\tz\n2\tz\n").unwrap();
+            let strata: Vec<&str> = (0..3).map(|q| g.stratum_name(q)).collect();
+            assert_eq!(strata, ["default", "z", "z"], "{qrels:?}");
+            assert_eq!(g.strata, ["default", "z"], "{qrels:?}");
+            assert_eq!(w.0.len(), 1, "{qrels:?}");
+            assert!(
+                w.0[0].contains("the strata file names 1 query absent from") && w.0[0].ends_with("`9`"),
+                "{w:?}"
+            );
+            let err = load_with_strata(qrels, "3\tall\n").unwrap_err().to_string();
+            assert!(err.contains("q.txt: stratum name `all` is reserved"), "{err}");
+        }
+    }
+
+    #[test]
+    fn gold_sets_from_parts_refuse_a_repeated_query_id() {
+        let q = |id: &str| GoldQuery {
+            id: id.into(),
+            text: None,
+            stratum: 0,
+            labels: Labels::default(),
+            spans: Vec::new(),
+        };
+        let ok = GoldSet::from_parts("g", GoldFormat::Yaml, vec![q("a"), q("b")], vec!["s".into()]).unwrap();
+        assert_eq!(
+            (ok.position("a"), ok.position("b"), ok.position("c")),
+            (Some(0), Some(1), None)
+        );
+        let err = GoldSet::from_parts(
+            "g",
+            GoldFormat::Yaml,
+            vec![q("a"), q("b"), q("a")],
+            vec!["s".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("duplicate query id `a`"), "{err}");
     }
 
     #[test]
