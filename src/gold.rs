@@ -775,17 +775,7 @@ impl<'a> Builder<'a> {
     /// the caller already refused empty and repeated label ids (the qrels
     /// reader does, with the line of each judgment).
     fn add(&mut self, q: GoldQuery, line: Option<usize>, labels_checked: bool) -> Result<()> {
-        if q.id.is_empty() {
-            return Err(input_error(self.path, line, "empty query id"));
-        }
-        if q.id.chars().any(char::is_whitespace) {
-            return Err(input_error_hint(
-                self.path,
-                line,
-                format!("query id `{}` contains white space", excerpt(&q.id)),
-                "TREC runs split on white space, so ids cannot contain it",
-            ));
-        }
+        self.check_id(&q.id, line)?;
         if !labels_checked {
             if q.labels.iter().any(|l| l.id.is_empty()) {
                 return Err(input_error(
@@ -841,6 +831,62 @@ impl<'a> Builder<'a> {
         }
         self.queries.push(q);
         Ok(())
+    }
+
+    /// Refuses a query id that is empty or contains white space.
+    fn check_id(&self, id: &str, line: Option<usize>) -> Result<()> {
+        if id.is_empty() {
+            return Err(input_error(self.path, line, "empty query id"));
+        }
+        if id.chars().any(char::is_whitespace) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("query id `{}` contains white space", excerpt(id)),
+                "TREC runs split on white space, so ids cannot contain it",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes the queries of a grouped qrels file, in order, giving each
+    /// its stratum; `false` (the builder then unusable) at the first
+    /// query [`Builder::add`] would refuse (the second pass reports it)
+    /// or whose stratum is refused. The queries stay where they are: no
+    /// query is moved to be indexed.
+    fn adopt(&mut self, mut queries: Vec<GoldQuery>, stratum_of: &HashMap<&str, &str>) -> bool {
+        debug_assert!(self.queries.is_empty());
+        self.index.grow_to(queries.len());
+        // Without a strata file every query is in the default stratum:
+        // looked up once, not once per query.
+        let default_stratum = match stratum_of.is_empty() && !queries.is_empty() {
+            true => match self.stratum(DEFAULT_STRATUM, None) {
+                Ok(s) => Some(s),
+                Err(_) => return false,
+            },
+            false => None,
+        };
+        for i in 0..queries.len() {
+            let id = queries[i].id.as_str();
+            if self.check_id(id, None).is_err() {
+                return false;
+            }
+            let stratum = match default_stratum {
+                Some(s) => s,
+                None => match self.stratum(stratum_of.get(id).copied().unwrap_or(DEFAULT_STRATUM), None) {
+                    Ok(s) => s,
+                    Err(_) => return false,
+                },
+            };
+            let h = id_hash(id.as_bytes());
+            match self.index.find(&queries, id.as_bytes(), h) {
+                Ok(_) => return false,
+                Err(slot) => self.index.insert(slot, h, i as u32),
+            }
+            queries[i].stratum = stratum;
+        }
+        self.queries = queries;
+        true
     }
 
     fn finish(self, format: GoldFormat) -> GoldSet {
@@ -1385,6 +1431,23 @@ fn parse_qrels(
     strata_file: Option<&[(String, String, usize)]>,
     warnings: &mut Warnings,
 ) -> Result<GoldSet> {
+    parse_qrels_split(path, bytes, strata_file, warnings, SPLIT_QRELS_BYTES)
+}
+
+/// From this size on, a grouped qrels file is read in two halves at once
+/// (see [`parse_grouped_qrels`]); below it a second thread costs more
+/// than it saves.
+const SPLIT_QRELS_BYTES: usize = 1 << 20;
+
+/// [`parse_qrels`], reading a grouped file in halves from `min_split`
+/// bytes on (the tests split small files).
+fn parse_qrels_split(
+    path: &Path,
+    bytes: &[u8],
+    strata_file: Option<&[(String, String, usize)]>,
+    warnings: &mut Warnings,
+    min_split: usize,
+) -> Result<GoldSet> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     // Later entries for a query win, as in `parse_qrels_any_order`.
@@ -1393,7 +1456,7 @@ fn parse_qrels(
         .iter()
         .map(|(q, s, _)| (q.as_str(), s.as_str()))
         .collect();
-    let Some(b) = parse_grouped_qrels(path, text, &stratum_of)? else {
+    let Some(b) = parse_grouped_qrels(path, text, &stratum_of, min_split)? else {
         return parse_qrels_any_order(path, text, strata_file, warnings);
     };
     if let Some(sf) = strata_file {
@@ -1452,42 +1515,112 @@ fn qrels_fields<'t>(path: &Path, line: &'t str, line_no: usize) -> Result<Option
     Ok(Some((qid, doc, grade)))
 }
 
-/// The one-pass reader of a grouped qrels file: each query's labels are
-/// gathered in buffers reused from query to query and copied out once, at
-/// their final size, when the query id changes. No list of every judgment
-/// and no map of borrowed ids: at 500,000 lines those were 17 MB written
-/// once and read once, and page faults cost as much as the parsing.
-/// `Ok(None)`: the file needs [`parse_qrels_any_order`] (see
+/// The reader of a grouped qrels file: each query's labels are gathered
+/// in buffers reused from query to query and copied out once, at their
+/// final size, when the query id changes. No list of every judgment and no
+/// map of borrowed ids: at 500,000 lines those were 17 MB written once and
+/// read once, and page faults cost as much as the parsing. From
+/// `min_split` bytes on the text is cut in two at a change of query id and
+/// the halves are read at once, on two threads; an id found in both halves
+/// (a file not grouped after all) makes the file go to the second pass like
+/// any other. `Ok(None)`: the file needs [`parse_qrels_any_order`] (see
 /// [`parse_qrels`]).
 fn parse_grouped_qrels<'p>(
     path: &'p Path,
     text: &str,
     stratum_of: &HashMap<&str, &str>,
+    min_split: usize,
 ) -> Result<Option<Builder<'p>>> {
+    let cut = match text.len() >= min_split {
+        true => qrels_split_point(text),
+        false => None,
+    };
+    let queries = match cut {
+        None => grouped_queries(path, text, 0)?,
+        Some(at) => {
+            let (first, second) = text.split_at(at);
+            let (a, b) = rayon::join(
+                || grouped_queries(path, first, 0),
+                || grouped_queries(path, second, memchr::memchr_iter(b'\n', first.as_bytes()).count()),
+            );
+            // The first half's lines come first: so do its errors. Its
+            // `None` (it stopped at a query the second pass must report,
+            // unread lines after it may hold an error that comes first)
+            // sends the whole file to the second pass.
+            let Some(mut a) = a? else {
+                return Ok(None);
+            };
+            let Some(mut b) = b? else {
+                return Ok(None);
+            };
+            a.append(&mut b);
+            Some(a)
+        }
+    };
     let mut b = Builder::new(path);
+    Ok(queries.and_then(|q| b.adopt(q, stratum_of).then_some(b)))
+}
+
+/// Where to cut a qrels text in two: the start of the first line past the
+/// middle whose query id differs from that of the last judgment before
+/// it, so that no query is cut. `None` when there is no such line.
+fn qrels_split_point(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let first_field = |from: usize, to: usize| text[from..to].split_ascii_whitespace().next();
+    let mid = bytes.len() / 2;
+    let mut at = mid + memchr::memchr(b'\n', &bytes[mid..])? + 1;
+    // The query id of the last line before `at` that is not blank.
+    let mut end = at - 1;
+    let prev = loop {
+        let start = memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |p| p + 1);
+        if let Some(qid) = first_field(start, end) {
+            break Some(qid);
+        }
+        if start == 0 {
+            break None;
+        }
+        end = start - 1;
+    };
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p);
+        match first_field(at, end) {
+            Some(qid) if Some(qid) != prev => return Some(at),
+            _ => at = end + 1,
+        }
+    }
+    None
+}
+
+/// The queries of (part of) a grouped qrels text, in order, each in
+/// stratum 0 until [`Builder::adopt`] gives it its own; `first_line`:
+/// lines before the text, for the line numbers of errors. `Ok(None)` at
+/// the first query that repeats a judgment.
+fn grouped_queries(path: &Path, text: &str, first_line: usize) -> Result<Option<Vec<GoldQuery>>> {
     // Room for a query per 128 bytes (the 70k-query qrels have one per
-    // 156): the index is not rehashed while it fills.
-    b.index.grow_to((text.len() / 128).min(1 << 20));
+    // 156): the list is not copied as it fills.
+    let mut queries = Vec::with_capacity((text.len() / 128).min(1 << 20));
     let mut query = QueryBuffer::default();
     let mut current: Option<&str> = None;
     for (i, line) in lines(text).enumerate() {
-        let Some((qid, doc, grade)) = qrels_fields(path, line, i + 1)? else {
+        let Some((qid, doc, grade)) = qrels_fields(path, line, first_line + i + 1)? else {
             continue;
         };
         if let Some(c) = current.filter(|c| !same_id(c.as_bytes(), qid.as_bytes())) {
-            if !query.finish(&mut b, c, stratum_of) {
-                return Ok(None);
+            match query.finish(c) {
+                Some(q) => queries.push(q),
+                None => return Ok(None),
             }
         }
         current = Some(qid);
         query.push(doc, grade);
     }
     if let Some(c) = current {
-        if !query.finish(&mut b, c, stratum_of) {
-            return Ok(None);
+        match query.finish(c) {
+            Some(q) => queries.push(q),
+            None => return Ok(None),
         }
     }
-    Ok(Some(b))
+    Ok(Some(queries))
 }
 
 /// One query's judgments while a grouped qrels file is read.
@@ -1500,9 +1633,6 @@ struct QueryBuffer {
     /// Label positions sorted by id, for a pool too large to compare
     /// pairwise.
     order: Vec<u32>,
-    /// The default stratum, once made: without a strata file every query
-    /// is in it, and it is looked up once, not once per query.
-    default_stratum: Option<u32>,
 }
 
 impl QueryBuffer {
@@ -1511,37 +1641,26 @@ impl QueryBuffer {
         self.hashes.push(id_hash(doc.as_bytes()));
     }
 
-    /// Adds the query to `b` and empties the buffer; `false` when the
-    /// query repeats a judgment, repeats an earlier query's id or is
-    /// refused by the builder: the error is left for the second pass.
-    fn finish(&mut self, b: &mut Builder, qid: &str, stratum_of: &HashMap<&str, &str>) -> bool {
+    /// The query `qid` with the labels gathered, the buffer emptied;
+    /// `None` when the query repeats a judgment: the error is left for the
+    /// second pass.
+    fn finish(&mut self, qid: &str) -> Option<GoldQuery> {
         if self.has_repeat() {
-            return false;
+            return None;
         }
-        let stratum = match (stratum_of.is_empty(), self.default_stratum) {
-            (true, Some(s)) => Ok(s),
-            (true, None) => b
-                .stratum(DEFAULT_STRATUM, None)
-                .inspect(|&s| self.default_stratum = Some(s)),
-            (false, _) => b.stratum(stratum_of.get(qid).copied().unwrap_or(DEFAULT_STRATUM), None),
-        };
-        let Ok(stratum) = stratum else {
-            return false;
-        };
         // Cloning allocates exactly the size used, where the buffer grew
         // by doubling.
         let labels = self.labels.clone();
         self.labels.ids.clear();
         self.labels.ends.clear();
         self.hashes.clear();
-        let q = GoldQuery {
+        Some(GoldQuery {
             id: qid.to_string(),
             text: None,
-            stratum,
+            stratum: 0,
             labels,
             spans: Vec::new(),
-        };
-        b.add(q, None, true).is_ok()
+        })
     }
 
     /// Whether a label id appears twice: compared pairwise for the usual
@@ -2159,6 +2278,104 @@ mod tests {
             assert_eq!(g.position(absent), None, "{absent:?}");
         }
         assert_eq!(g.position_bytes(b"q\xff"), None);
+    }
+
+    /// Reads `text` as qrels, cut in halves whatever its size.
+    fn split_qrels(text: &str, strata: Option<&[(String, String, usize)]>) -> Result<(GoldSet, Warnings)> {
+        let mut w = Warnings::default();
+        let g = parse_qrels_split(Path::new("q.txt"), text.as_bytes(), strata, &mut w, 0)?;
+        Ok((g, w))
+    }
+
+    #[test]
+    fn qrels_are_cut_between_two_queries() {
+        // 37 bytes: the middle (18) is the blank line's newline; the cut is
+        // at the first line after it whose query is not the one before.
+        let text = "q1 0 a 1\nq1 0 b 1\n\nq1 0 c 1\nq2 0 d 1\n";
+        assert_eq!(qrels_split_point(text), Some(text.find("q2").unwrap()));
+        assert_eq!(qrels_split_point("q1 0 a 1\nq1 0 b 1\nq1 0 c 1\n"), None);
+        assert_eq!(qrels_split_point("q1 0 a 1"), None);
+        assert_eq!(qrels_split_point(""), None);
+    }
+
+    #[test]
+    fn qrels_read_in_halves_are_the_qrels_read_whole() {
+        // 30 queries of 3 judgments; query 14 has 40, so that the middle
+        // of the file falls inside it; a blank line in the middle of it.
+        let mut text = String::new();
+        let mut want: Vec<(String, Vec<(String, i32)>)> = Vec::new();
+        for q in 0..30 {
+            let n = if q == 14 { 40 } else { 3 };
+            let labels: Vec<(String, i32)> = (0..n).map(|d| (format!("d{d}"), (q + d) % 3)).collect();
+            for (i, (d, g)) in labels.iter().enumerate() {
+                text.push_str(&format!("q{q} 0 {d} {g}\n"));
+                if q == 14 && i == 20 {
+                    text.push('\n');
+                }
+            }
+            want.push((format!("q{q}"), labels));
+        }
+        let (g, w) = split_qrels(&text, None).unwrap();
+        assert!(w.is_empty());
+        let got: Vec<(String, Vec<(String, i32)>)> = g
+            .queries
+            .iter()
+            .map(|q| {
+                (
+                    q.id.clone(),
+                    q.labels.iter().map(|l| (l.id.to_string(), l.grade)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want);
+        for (i, (id, _)) in want.iter().enumerate() {
+            assert_eq!(g.position(id), Some(i));
+        }
+        assert_eq!(g.strata, ["default"]);
+        assert!(g.queries.iter().all(|q| q.stratum == 0));
+        // Strata given by a file, in the second half too.
+        let sf = vec![
+            ("q29".to_string(), "late".to_string(), 1),
+            ("q0".to_string(), "early".to_string(), 2),
+        ];
+        let (g, _) = split_qrels(&text, Some(&sf)).unwrap();
+        assert_eq!(g.strata, ["early", "default", "late"]);
+        assert_eq!(
+            (g.stratum_name(0), g.stratum_name(1), g.stratum_name(29)),
+            ("early", "default", "late")
+        );
+    }
+
+    #[test]
+    fn qrels_read_in_halves_report_the_lines_of_the_whole_file() {
+        let mut text = String::new();
+        for q in 0..20 {
+            text.push_str(&format!("q{q} 0 a 1\nq{q} 0 b 0\n"));
+        }
+        // Line 36 is in the second half.
+        let bad = text.replacen("q17 0 b 0", "q17 0 b x", 1);
+        let err = split_qrels(&bad, None).unwrap_err().to_string();
+        assert!(err.contains("q.txt:36: grade `x` is not an integer"), "{err}");
+        let bad = text.replacen("q17 0 b 0", "q17 0 a 0", 1);
+        let err = split_qrels(&bad, None).unwrap_err().to_string();
+        assert!(
+            err.contains("q.txt:36: query `q17`: document `a` is judged twice (first at line 35)"),
+            "{err}"
+        );
+        // A repeat on line 4, bad grades on lines 12 and 36: the first bad
+        // grade is reported, though the first half stops reading at line 4.
+        let bad = text
+            .replacen("q1 0 b 0", "q1 0 a 0", 1)
+            .replacen("q5 0 b 0", "q5 0 b y", 1)
+            .replacen("q17 0 b 0", "q17 0 b x", 1);
+        let err = split_qrels(&bad, None).unwrap_err().to_string();
+        assert!(err.contains("q.txt:12: grade `y` is not an integer"), "{err}");
+        // q3 again at the end: in both halves, so grouped by first
+        // appearance as any unsorted file is.
+        let (g, _) = split_qrels(&format!("{text}q3 0 c 2\n"), None).unwrap();
+        assert_eq!(g.len(), 20);
+        let labels: Vec<(&str, i32)> = g.queries[3].labels.iter().map(|l| (l.id, l.grade)).collect();
+        assert_eq!(labels, [("a", 1), ("b", 0), ("c", 2)]);
     }
 
     #[test]
