@@ -308,6 +308,11 @@ impl Labels {
     pub fn id_bytes(&self) -> &str {
         &self.ids
     }
+
+    /// The grades in order, without slicing out the ids.
+    pub fn grades(&self) -> impl ExactSizeIterator<Item = i32> + '_ {
+        self.ends.iter().map(|&(_, grade)| grade)
+    }
 }
 
 impl FromIterator<Label> for Labels {
@@ -403,10 +408,7 @@ pub struct GoldQuery {
 impl GoldQuery {
     /// Grades of every label, chunk ids first, then spans.
     pub fn grades(&self) -> impl Iterator<Item = i32> + '_ {
-        self.labels
-            .iter()
-            .map(|l| l.grade)
-            .chain(self.spans.iter().map(|s| s.grade))
+        self.labels.grades().chain(self.spans.iter().map(|s| s.grade))
     }
 
     /// How many labels of either kind.
@@ -2166,6 +2168,7 @@ mod tests {
         assert_eq!(l.get(2), Some(LabelRef { id: "bcd", grade: -1 }));
         assert_eq!(l.get(3), None);
         assert_eq!(l.id_bytes(), "a#1bcd");
+        assert_eq!(l.grades().collect::<Vec<_>>(), [2, 0, -1]);
         assert_eq!(v.into_iter().collect::<Labels>(), l);
         assert!(Labels::default().is_empty());
     }
