@@ -330,7 +330,7 @@ fn pair(
         .map(|q| stored.contains_key(q.id.as_str()))
         .collect();
     let spans = gold.has_spans();
-    let same_gold = b.gold_fingerprint == prep.fingerprint
+    let same_gold = b.gold_fingerprint == prep.fingerprint()
         && b.relevance_level == prep.relevance_level
         && (!spans || b.span_coverage == Some(prep.span_coverage));
     // Span labels are judged by where the ranked chunks lie: a baseline
@@ -594,7 +594,7 @@ fn coverage_metric(metrics: &[Metric]) -> Metric {
 /// queries were added or removed.
 fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: &mut RetrieverOutcome) {
     let gold = &prep.gold;
-    out.gold_changed = b.gold_fingerprint != prep.fingerprint;
+    out.gold_changed = b.gold_fingerprint != prep.fingerprint();
     if out.gold_changed {
         out.warnings.push(format!(
             "the gold set changed since the baseline was recorded ({}): the stored ranking was re-scored against the current labels",

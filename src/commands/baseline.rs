@@ -41,7 +41,7 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         commit: current_commit(config.path.parent().unwrap_or(Path::new("."))),
         note,
         gold_path: prep.gold.path.display().to_string(),
-        gold_fingerprint: prep.fingerprint.clone(),
+        gold_fingerprint: prep.fingerprint().to_string(),
         relevance_level: prep.relevance_level,
         metrics: e.scores.metrics.clone(),
         depth: config.depth(),

@@ -67,15 +67,18 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
             KeepIds::None
         },
     };
-    let judged = run::read(&args.run, &prep.gold, &prep.labels, &opts)?;
-    let candidates = match &args.candidates {
-        Some(path) => {
-            let c = run::read(path, &prep.gold, &prep.labels, &opts)?;
-            stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
-            Some(c)
-        }
-        None => None,
-    };
+    let (judged, candidates) = prep.hashing_beside(|| -> Result<_> {
+        let judged = run::read(&args.run, &prep.gold, &prep.labels, &opts)?;
+        let candidates = match &args.candidates {
+            Some(path) => {
+                let c = run::read(path, &prep.gold, &prep.labels, &opts)?;
+                stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
+                Some(c)
+            }
+            None => None,
+        };
+        Ok((judged, candidates))
+    })?;
     let stages = candidates.as_ref().map(|c| {
         let cutoff = args.cutoff.or_else(|| stages::default_cutoff(&prep.metrics));
         let mut s = stages::Stages::compute(

@@ -130,91 +130,99 @@ pub fn evaluate_runs(
         Some(d) => KeepIds::Depth(d),
         None => KeepIds::All,
     };
-    selected
-        .iter()
-        .map(|r| {
-            let pick = |list: &[(String, PathBuf)]| {
-                list.iter()
-                    .rev()
-                    .find(|(n, _)| *n == r.name)
-                    .map(|(_, p)| p.clone())
-            };
-            // Only span labels need a chunk map; a gold set without them
-            // does not pay for reading one.
-            let chunks = match pick(overrides.chunks).or_else(|| r.chunks.clone()) {
-                Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(&p)?)),
-                _ => None,
-            };
-            let two_stage = r.candidates.is_some() || pick(overrides.candidates).is_some();
-            let opts = RunOptions {
-                format: r.run_format,
-                keep_ids: if for_baseline || two_stage {
-                    keep
-                } else {
-                    KeepIds::None
-                },
-                chunks,
-            };
-            let file = pick(overrides.runs).or_else(|| r.command.is_none().then(|| r.run.clone()));
-            let judged = read_source(&r.name, file.as_deref(), r.command.as_ref(), prep, &opts, "run")?;
-            check_coverage(config, prep, &judged)?;
-            let cand_file = pick(overrides.candidates).or_else(|| match &r.candidates {
-                Some(Candidates::File(p)) => Some(p.clone()),
-                _ => None,
-            });
-            let cand_cmd = match &r.candidates {
-                Some(Candidates::Command(c)) => Some(c),
-                _ => None,
-            };
-            let candidates = if cand_file.is_some() || cand_cmd.is_some() {
-                // One chunking serves both stages.
-                let opts = RunOptions {
-                    format: None,
-                    keep_ids: KeepIds::All,
-                    chunks: opts.chunks.clone(),
+    prep.hashing_beside(|| {
+        selected
+            .iter()
+            .map(|r| {
+                let pick = |list: &[(String, PathBuf)]| {
+                    list.iter()
+                        .rev()
+                        .find(|(n, _)| *n == r.name)
+                        .map(|(_, p)| p.clone())
                 };
-                let c = read_source(
-                    &r.name,
-                    cand_file.as_deref(),
-                    cand_cmd,
-                    prep,
-                    &opts,
-                    "candidate list",
-                )?;
-                stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
-                Some(c)
-            } else {
-                None
-            };
-            // `candidates:` metrics apply only to a retriever that names its
-            // candidate list.
-            let metrics = match &candidates {
-                Some(_) => prep.metrics.clone(),
-                None => crate::metrics::final_only(&prep.metrics),
-            };
-            let scores = Scores::compute_stages(
-                &metrics,
-                &judged.rankings,
-                candidates.as_ref().map(|c| c.rankings.as_slice()),
-                &prep.contexts,
-            );
-            let absent = match (&candidates, &judged.top_ids) {
-                (Some(c), Some(f)) => c
-                    .top_ids
-                    .as_ref()
-                    .map(|ci| stages::absent_from_candidates(f, ci))
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            Ok(Evaluated {
-                name: r.name.clone(),
-                judged,
-                candidates,
-                scores,
-                absent,
+                // Only span labels need a chunk map; a gold set without them
+                // does not pay for reading one.
+                let chunks = match pick(overrides.chunks).or_else(|| r.chunks.clone()) {
+                    Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(&p)?)),
+                    _ => None,
+                };
+                let two_stage = r.candidates.is_some() || pick(overrides.candidates).is_some();
+                let opts = RunOptions {
+                    format: r.run_format,
+                    keep_ids: if for_baseline || two_stage {
+                        keep
+                    } else {
+                        KeepIds::None
+                    },
+                    chunks,
+                };
+                let file = pick(overrides.runs).or_else(|| r.command.is_none().then(|| r.run.clone()));
+                let judged = read_source(&r.name, file.as_deref(), r.command.as_ref(), prep, &opts, "run")?;
+                check_coverage(config, prep, &judged)?;
+                let cand_file = pick(overrides.candidates).or_else(|| match &r.candidates {
+                    Some(Candidates::File(p)) => Some(p.clone()),
+                    _ => None,
+                });
+                let cand_cmd = match &r.candidates {
+                    Some(Candidates::Command(c)) => Some(c),
+                    _ => None,
+                };
+                let candidates = if cand_file.is_some() || cand_cmd.is_some() {
+                    // One chunking serves both stages.
+                    let opts = RunOptions {
+                        format: None,
+                        keep_ids: KeepIds::All,
+                        chunks: opts.chunks.clone(),
+                    };
+                    let c = read_source(
+                        &r.name,
+                        cand_file.as_deref(),
+                        cand_cmd,
+                        prep,
+                        &opts,
+                        "candidate list",
+                    )?;
+                    stages::check_same_queries(
+                        &prep.gold,
+                        &judged.path,
+                        &judged.present,
+                        &c.path,
+                        &c.present,
+                    )?;
+                    Some(c)
+                } else {
+                    None
+                };
+                // `candidates:` metrics apply only to a retriever that names its
+                // candidate list.
+                let metrics = match &candidates {
+                    Some(_) => prep.metrics.clone(),
+                    None => crate::metrics::final_only(&prep.metrics),
+                };
+                let scores = Scores::compute_stages(
+                    &metrics,
+                    &judged.rankings,
+                    candidates.as_ref().map(|c| c.rankings.as_slice()),
+                    &prep.contexts,
+                );
+                let absent = match (&candidates, &judged.top_ids) {
+                    (Some(c), Some(f)) => c
+                        .top_ids
+                        .as_ref()
+                        .map(|ci| stages::absent_from_candidates(f, ci))
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                Ok(Evaluated {
+                    name: r.name.clone(),
+                    judged,
+                    candidates,
+                    scores,
+                    absent,
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
 }
 
 /// A run that answers none of the gold queries, or leaves out more than
@@ -399,7 +407,7 @@ pub fn history_entry(
         commit: current_commit(dir),
         kind: kind.to_string(),
         note,
-        gold_fingerprint: Some(prep.fingerprint.clone()),
+        gold_fingerprint: Some(prep.fingerprint().to_string()),
         verdict: verdict.map(str::to_string),
         run: Some(e.judged.path.display().to_string()),
         aggregates: HistoryEntry::aggregates_of(&e.scores.metrics, &scopes),

@@ -266,7 +266,7 @@ impl EvalView<'_> {
         let mut root = Map::new();
         root.insert("schema_version".into(), json!(1));
         root.insert("gold".into(), json!(g.path.display().to_string()));
-        root.insert("gold_fingerprint".into(), json!(self.prep.fingerprint));
+        root.insert("gold_fingerprint".into(), json!(self.prep.fingerprint()));
         root.insert("run".into(), json!(self.run.path.display().to_string()));
         root.insert("run_format".into(), json!(self.run.format.to_string()));
         root.insert("relevance_level".into(), json!(self.prep.relevance_level));

@@ -93,7 +93,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
         commit: None,
         note: None,
         gold_path: "sim.yaml".into(),
-        gold_fingerprint: w.prep.fingerprint.clone(),
+        gold_fingerprint: w.prep.fingerprint().to_string(),
         relevance_level: 1,
         metrics: w.metrics.clone(),
         depth: None,
