@@ -251,9 +251,17 @@ struct Reader<'a> {
     depth: Option<usize>,
     /// Streaming (grouped) or keeping every query to the end.
     keep_all: bool,
-    rankings: Vec<Ranking>,
+    /// The queries judged so far with their rankings, in the order they
+    /// were finished: a part of a split file holds only its own queries,
+    /// not a slot for every gold query (70,000 of them, in each part).
+    judged: Vec<(u32, Ranking)>,
+    /// Top ids, beside `judged`, when asked for.
     ids: Vec<Vec<String>>,
     seen: Vec<Seen>,
+    /// Where the last gold query read sits: runs list queries in the gold
+    /// set's order more often than not, so the next one is tried before
+    /// the id map (a lookup that misses the cache three times).
+    last_gold: Option<usize>,
     bufs: Vec<QueryBuf>,
     current: QueryBuf,
     table: Vec<u32>,
@@ -280,7 +288,11 @@ pub fn read(
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let threads = rayon::current_num_threads();
     if len >= PARALLEL_MIN_BYTES && threads > 1 {
-        if let Some(p) = read_parallel(path, gold, labels, keep, chunks, len, threads)? {
+        // Several parts a thread, so that a thread slowed by other work
+        // (the gold fingerprint, hashed meanwhile) hands parts over
+        // instead of holding up the end; none smaller than the threshold.
+        let parts = (len / PARALLEL_MIN_BYTES).clamp(threads as u64, threads as u64 * 4) as usize;
+        if let Some(p) = read_parallel(path, gold, labels, keep, chunks, len, parts)? {
             return Ok(p.finish(path, gold));
         }
     }
@@ -296,28 +308,39 @@ pub fn read(
 
 /// What one reader found in its part of a file.
 struct Partial {
-    rankings: Vec<Ranking>,
+    /// Each query read, once, with its ranking.
+    judged: Vec<(u32, Ranking)>,
+    /// Top ids, beside `judged`, when asked for.
     ids: Option<Vec<Vec<String>>>,
-    seen: Vec<bool>,
     extra: std::collections::HashSet<Vec<u8>>,
     tally: Tally,
 }
 
 impl Partial {
+    /// Rankings, presence and ids by gold position.
     fn finish(self, path: &Path, gold: &GoldSet) -> JudgedRun {
-        JudgedRun::finish(
-            path,
-            RunFormat::Trec,
-            gold,
-            self.rankings,
-            self.seen,
-            self.ids,
-            self.tally,
-        )
+        let n = gold.len();
+        let mut rankings = vec![Ranking::default(); n];
+        let mut present = vec![false; n];
+        let mut ids = self.ids.map(|parts| {
+            let mut all = vec![Vec::new(); n];
+            for ((q, _), v) in self.judged.iter().zip(parts) {
+                all[*q as usize] = v;
+            }
+            all
+        });
+        for (q, r) in self.judged {
+            rankings[q as usize] = r;
+            present[q as usize] = true;
+        }
+        if let Some(ids) = ids.as_mut() {
+            ids.shrink_to_fit();
+        }
+        JudgedRun::finish(path, RunFormat::Trec, gold, rankings, present, ids, self.tally)
     }
 }
 
-/// Reads a grouped file in one part per thread, split where the query id
+/// Reads a grouped file in `parts` parts, split where the query id
 /// changes. `None` when the split does not hold (a query in two parts, or
 /// any error): the sequential reader then gives the answer, or the error
 /// with its true line number.
@@ -352,23 +375,21 @@ fn read_parallel(
             )
             .collect()
     };
+    let mut seen = vec![false; gold.len()];
     let mut merged: Option<Partial> = None;
     for part in results {
-        let Some(mut part) = part else { return Ok(None) };
+        let Some(part) = part else { return Ok(None) };
+        for &(q, _) in &part.judged {
+            if std::mem::replace(&mut seen[q as usize], true) {
+                return Ok(None);
+            }
+        }
         merged = Some(match merged {
             None => part,
             Some(mut m) => {
-                for q in 0..m.seen.len() {
-                    if part.seen[q] {
-                        if m.seen[q] {
-                            return Ok(None);
-                        }
-                        m.seen[q] = true;
-                        m.rankings[q] = std::mem::take(&mut part.rankings[q]);
-                        if let (Some(mi), Some(pi)) = (m.ids.as_mut(), part.ids.as_mut()) {
-                            mi[q] = std::mem::take(&mut pi[q]);
-                        }
-                    }
+                m.judged.extend(part.judged);
+                if let (Some(mi), Some(pi)) = (m.ids.as_mut(), part.ids) {
+                    mi.extend(pi);
                 }
                 m.tally.duplicate_ids += part.tally.duplicate_ids;
                 m.tally.duplicate_queries.extend(part.tally.duplicate_queries);
@@ -391,33 +412,44 @@ fn query_boundary(path: &Path, at: u64) -> Result<Option<u64>> {
     use std::io::{Seek, SeekFrom};
     let mut f =
         std::fs::File::open(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
-    f.seek(SeekFrom::Start(at))
-        .map_err(|e| input_error(path, None, format!("seek failed: {e}")))?;
-    let mut buf = vec![0u8; 4 << 20];
-    let n = super::read_up_to(&mut f, &mut buf)
-        .map_err(|e| input_error(path, None, format!("read failed: {e}")))?;
-    let buf = &buf[..n];
+    // Most queries change within a few KiB; only a query of many long
+    // lines needs the larger window.
+    for window in [64 << 10, 4 << 20] {
+        f.seek(SeekFrom::Start(at))
+            .map_err(|e| input_error(path, None, format!("seek failed: {e}")))?;
+        let mut buf = vec![0u8; window];
+        let n = super::read_up_to(&mut f, &mut buf)
+            .map_err(|e| input_error(path, None, format!("read failed: {e}")))?;
+        if let Some(b) = first_change(&buf[..n]) {
+            return Ok(Some(at + b as u64));
+        }
+        if n < window {
+            break;
+        }
+    }
+    Ok(None)
+}
+
+/// The offset in `buf` of the first line whose query id differs from the
+/// line before it, past the partial line `buf` starts in.
+fn first_change(buf: &[u8]) -> Option<usize> {
     // Skip the partial line we landed in.
-    let Some(first_nl) = memchr::memchr(b'\n', buf) else {
-        return Ok(None);
-    };
+    let first_nl = memchr::memchr(b'\n', buf)?;
     let mut pos = first_nl + 1;
     let mut prev: Option<&[u8]> = None;
     while pos < buf.len() {
-        let Some(nl) = memchr::memchr(b'\n', &buf[pos..]).map(|p| pos + p) else {
-            return Ok(None);
-        };
+        let nl = memchr::memchr(b'\n', &buf[pos..]).map(|p| pos + p)?;
         let mut f6: [&[u8]; 6] = [&[]; 6];
         if fields(&buf[pos..nl], &mut f6) > 0 {
             let qid = f6[0];
             match prev {
-                Some(p) if p != qid => return Ok(Some(at + pos as u64)),
+                Some(p) if p != qid => return Some(pos),
                 _ => prev = Some(qid),
             }
         }
         pos = nl + 1;
     }
-    Ok(None)
+    None
 }
 
 fn read_range(
@@ -449,13 +481,10 @@ fn read_range(
         chunks,
         depth,
         keep_all,
-        rankings: vec![Ranking::default(); n],
-        ids: if depth.is_some() {
-            vec![Vec::new(); n]
-        } else {
-            Vec::new()
-        },
+        judged: Vec::new(),
+        ids: Vec::new(),
         seen: vec![Seen::No; n],
+        last_gold: None,
         bufs: if keep_all {
             (0..n).map(|_| QueryBuf::default()).collect()
         } else {
@@ -468,7 +497,9 @@ fn read_range(
         extra: Default::default(),
         tally: Tally::default(),
     };
-    const BLOCK: usize = 1 << 22;
+    // A reader per part, several parts a thread: a block small enough
+    // that their buffers are not most of the memory touched.
+    const BLOCK: usize = 1 << 20;
     let mut buf: Vec<u8> = vec![0; BLOCK];
     let mut filled = 0usize;
     let mut line_no = 0usize;
@@ -525,9 +556,8 @@ fn read_range(
         }
     }
     Ok(Ok(Partial {
-        rankings: r.rankings,
+        judged: r.judged,
         ids: depth.map(|_| r.ids),
-        seen: r.seen.iter().map(|s| *s != Seen::No).collect(),
         extra: r.extra,
         tally: r.tally,
     }))
@@ -765,8 +795,14 @@ impl Reader<'_> {
         }
         self.last_qid.clear();
         self.last_qid.extend_from_slice(qid);
-        self.target = match self.gold.position_bytes(qid) {
+        let next = self.last_gold.map_or(0, |p| p + 1);
+        let found = match self.gold.queries.get(next) {
+            Some(g) if g.id.as_bytes() == qid => Some(next),
+            _ => self.gold.position_bytes(qid),
+        };
+        self.target = match found {
             Some(q) => {
+                self.last_gold = Some(q);
                 match self.seen[q] {
                     Seen::Done if !self.keep_all => return Err(Ungrouped),
                     _ => self.seen[q] = Seen::Open,
@@ -805,9 +841,9 @@ impl Reader<'_> {
             .filter(|_| self.labels[q].has_spans())
             .map(|c| (&self.labels[q], c));
         let (ranking, ids) = b.judge(self.depth, spans);
-        self.rankings[q] = ranking;
+        self.judged.push((q as u32, ranking));
         if let Some(ids) = ids {
-            self.ids[q] = ids;
+            self.ids.push(ids);
         }
         b.clear();
         if !self.keep_all {
@@ -1043,10 +1079,14 @@ mod tests {
         let par = read_parallel(&path, &gold, &labels, keep, None, len, 4)
             .unwrap()
             .expect("a grouped file splits");
+        // Split into 4, each part holds only its own queries.
+        assert!(par.judged.len() == QUERIES, "{}", par.judged.len());
+        let par = par.finish(&path, &gold);
         let Ok(ser) = read_range(&path, &gold, &labels, keep, None, false, None).unwrap() else {
             panic!("a grouped file streams");
         };
-        let (par_ids, ser_ids) = (par.ids.unwrap(), ser.ids.unwrap());
+        let ser = ser.finish(&path, &gold);
+        let (par_ids, ser_ids) = (par.top_ids.unwrap(), ser.top_ids.unwrap());
         for q in 0..QUERIES {
             let want = Ranking {
                 num_ret: DEPTH as u32,
@@ -1058,12 +1098,11 @@ mod tests {
             };
             assert_eq!(par.rankings[q], want, "parallel, query {q}");
             assert_eq!(ser.rankings[q], want, "serial, query {q}");
-            assert!(par.seen[q] && ser.seen[q], "query {q}");
+            assert!(par.present[q] && ser.present[q], "query {q}");
             assert_eq!(par_ids[q], [format!("d{q}-0"), format!("d{q}-1")]);
             assert_eq!(par_ids[q], ser_ids[q]);
         }
-        assert_eq!(par.tally.extra_queries, 0);
-        assert_eq!(par.tally.duplicate_ids, 0);
+        assert!(par.warnings.is_empty() && ser.warnings.is_empty());
     }
 
     /// A split point is the start of the first line whose query differs
@@ -1083,6 +1122,12 @@ mod tests {
         assert_eq!(query_boundary(&path, q2 + 1).unwrap(), Some(q3));
         // Inside the last query: no later change.
         assert_eq!(query_boundary(&path, q3 + 1).unwrap(), None);
+        // A query longer than the first window (64 KiB): found in the second.
+        let long: String = (0..3000).map(|r| format!("q1 Q0 d{r} {r} 0.5 t\n")).collect();
+        assert!(long.len() > 64 << 10);
+        let text = format!("{long}q2 Q0 a 1 0.9 t\n");
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(query_boundary(&path, 3).unwrap(), Some(long.len() as u64));
     }
 
     #[test]
