@@ -730,6 +730,11 @@ fn push_int(out: &mut Vec<u8>, v: i64) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// Whether a query id contains white space, which TREC runs split on.
+fn bad_query_id(id: &str) -> bool {
+    id.chars().any(char::is_whitespace)
+}
+
 /// Collects queries and strata, checking uniqueness as they arrive.
 struct Builder<'a> {
     path: &'a Path,
@@ -840,7 +845,7 @@ impl<'a> Builder<'a> {
         if id.is_empty() {
             return Err(input_error(self.path, line, "empty query id"));
         }
-        if id.chars().any(char::is_whitespace) {
+        if bad_query_id(id) {
             return Err(input_error_hint(
                 self.path,
                 line,
@@ -853,11 +858,12 @@ impl<'a> Builder<'a> {
 
     /// Takes the queries of a grouped qrels file, in order, giving each
     /// its stratum; `false` (the builder then unusable) at the first
-    /// query [`Builder::add`] would refuse (the second pass reports it)
-    /// or whose stratum is refused. The queries stay where they are: no
-    /// query is moved to be indexed.
-    fn adopt(&mut self, mut queries: Vec<GoldQuery>, stratum_of: &HashMap<&str, &str>) -> bool {
+    /// query id seen before (the second pass groups and reports) or
+    /// stratum refused. The ids were checked and hashed as they were read;
+    /// the queries stay where they are: no query is moved to be indexed.
+    fn adopt(&mut self, grouped: GroupedQueries, stratum_of: &HashMap<&str, &str>) -> bool {
         debug_assert!(self.queries.is_empty());
+        let GroupedQueries { mut queries, hashes } = grouped;
         self.index.grow_to(queries.len());
         // Without a strata file every query is in the default stratum:
         // looked up once, not once per query.
@@ -868,24 +874,26 @@ impl<'a> Builder<'a> {
             },
             false => None,
         };
-        for i in 0..queries.len() {
-            let id = queries[i].id.as_str();
-            if self.check_id(id, None).is_err() {
-                return false;
-            }
-            let stratum = match default_stratum {
-                Some(s) => s,
-                None => match self.stratum(stratum_of.get(id).copied().unwrap_or(DEFAULT_STRATUM), None) {
-                    Ok(s) => s,
-                    Err(_) => return false,
-                },
-            };
-            let h = id_hash(id.as_bytes());
-            match self.index.find(&queries, id.as_bytes(), h) {
+        for (i, &h) in hashes.iter().enumerate() {
+            // The id is read only when a slot's hash matches.
+            match self.index.find(&queries, queries[i].id.as_bytes(), h) {
                 Ok(_) => return false,
                 Err(slot) => self.index.insert(slot, h, i as u32),
             }
-            queries[i].stratum = stratum;
+        }
+        match default_stratum {
+            // The queries were made in stratum 0, which the default is.
+            Some(0) => {}
+            Some(s) => queries.iter_mut().for_each(|q| q.stratum = s),
+            None => {
+                for q in &mut queries {
+                    let name = stratum_of.get(q.id.as_str()).copied().unwrap_or(DEFAULT_STRATUM);
+                    match self.stratum(name, None) {
+                        Ok(s) => q.stratum = s,
+                        Err(_) => return false,
+                    }
+                }
+            }
         }
         self.queries = queries;
         true
@@ -1555,7 +1563,8 @@ fn parse_grouped_qrels<'p>(
             let Some(mut b) = b? else {
                 return Ok(None);
             };
-            a.append(&mut b);
+            a.queries.append(&mut b.queries);
+            a.hashes.append(&mut b.hashes);
             Some(a)
         }
     };
@@ -1597,10 +1606,14 @@ fn qrels_split_point(text: &str) -> Option<usize> {
 /// stratum 0 until [`Builder::adopt`] gives it its own; `first_line`:
 /// lines before the text, for the line numbers of errors. `Ok(None)` at
 /// the first query that repeats a judgment.
-fn grouped_queries(path: &Path, text: &str, first_line: usize) -> Result<Option<Vec<GoldQuery>>> {
+fn grouped_queries(path: &Path, text: &str, first_line: usize) -> Result<Option<GroupedQueries>> {
     // Room for a query per 128 bytes (the 70k-query qrels have one per
-    // 156): the list is not copied as it fills.
-    let mut queries = Vec::with_capacity((text.len() / 128).min(1 << 20));
+    // 156): the lists are not copied as they fill.
+    let room = (text.len() / 128).min(1 << 20);
+    let mut out = GroupedQueries {
+        queries: Vec::with_capacity(room),
+        hashes: Vec::with_capacity(room),
+    };
     let mut query = QueryBuffer::default();
     let mut current: Option<&str> = None;
     for (i, line) in lines(text).enumerate() {
@@ -1608,21 +1621,45 @@ fn grouped_queries(path: &Path, text: &str, first_line: usize) -> Result<Option<
             continue;
         };
         if let Some(c) = current.filter(|c| !same_id(c.as_bytes(), qid.as_bytes())) {
-            match query.finish(c) {
-                Some(q) => queries.push(q),
-                None => return Ok(None),
+            if !out.push(&mut query, c) {
+                return Ok(None);
             }
         }
         current = Some(qid);
         query.push(doc, grade);
     }
     if let Some(c) = current {
-        match query.finish(c) {
-            Some(q) => queries.push(q),
-            None => return Ok(None),
+        if !out.push(&mut query, c) {
+            return Ok(None);
         }
     }
-    Ok(Some(queries))
+    Ok(Some(out))
+}
+
+/// The queries of a grouped qrels text, their ids checked (not empty, no
+/// white space) and hashed for the index while they are at hand: indexing
+/// them afterwards, one thread for all, then reads no id.
+struct GroupedQueries {
+    queries: Vec<GoldQuery>,
+    /// `id_hash` of each query's id.
+    hashes: Vec<u64>,
+}
+
+impl GroupedQueries {
+    /// Takes the query `qid` out of `buffer`; `false` when it repeats a
+    /// judgment or its id contains white space (see
+    /// [`QueryBuffer::finish`]).
+    fn push(&mut self, buffer: &mut QueryBuffer, qid: &str) -> bool {
+        if bad_query_id(qid) {
+            return false;
+        }
+        let Some(q) = buffer.finish(qid) else {
+            return false;
+        };
+        self.queries.push(q);
+        self.hashes.push(id_hash(qid.as_bytes()));
+        true
+    }
 }
 
 /// One query's judgments while a grouped qrels file is read.
