@@ -213,7 +213,7 @@ fn word8(s: &[u8], at: usize) -> u64 {
 /// separately): two overlapping loads, or for 1-3 bytes the first, middle
 /// and last.
 #[inline(always)]
-fn short_word(t: &[u8]) -> u64 {
+pub(crate) fn short_word(t: &[u8]) -> u64 {
     let n = t.len();
     match n {
         0 => 0,
