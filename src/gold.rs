@@ -223,6 +223,17 @@ pub(crate) fn short_word(t: &[u8]) -> u64 {
     }
 }
 
+/// The first 8 bytes of `id`, zero-padded, as a big-endian number: numbers
+/// compare as the bytes do, up to ids that differ only past the 8th byte
+/// or by trailing zero bytes.
+#[inline]
+fn id_prefix(id: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = id.len().min(8);
+    w[..n].copy_from_slice(&id[..n]);
+    u64::from_be_bytes(w)
+}
+
 /// The stratum of queries that name none.
 pub const DEFAULT_STRATUM: &str = "default";
 
@@ -570,19 +581,25 @@ impl GoldSet {
         // Lines are gathered into blocks of about 64 KiB before hashing:
         // one call per block instead of one per query.
         let mut line: Vec<u8> = Vec::with_capacity(1 << 16);
-        let mut labels: Vec<LabelRef> = Vec::new();
+        // Each label with its id's first 8 bytes as a big-endian number
+        // (zero-padded): comparing those numbers orders ids as their bytes
+        // do, and only ids that share 8 leading bytes (or differ by
+        // trailing zero bytes) need the full comparison. A qrels file lists
+        // a query's labels in any order, so almost every query is sorted.
+        let mut labels: Vec<(u64, LabelRef)> = Vec::new();
+        let by_id = |a: &(u64, LabelRef), b: &(u64, LabelRef)| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(b.1.id));
         for q in order {
             labels.clear();
-            labels.extend(q.labels.iter());
-            if !labels.windows(2).all(|w| w[0].id <= w[1].id) {
-                labels.sort_unstable_by(|a, b| a.id.cmp(b.id));
+            labels.extend(q.labels.iter().map(|l| (id_prefix(l.id.as_bytes()), l)));
+            if !labels.windows(2).all(|w| by_id(&w[0], &w[1]).is_le()) {
+                labels.sort_unstable_by(by_id);
             }
             line.push(b'[');
             json_string(&mut line, &q.id);
             line.push(b',');
             line.extend_from_slice(&strata[q.stratum as usize]);
             line.extend_from_slice(b",[");
-            for (i, l) in labels.iter().enumerate() {
+            for (i, (_, l)) in labels.iter().enumerate() {
                 if i > 0 {
                     line.push(b',');
                 }
@@ -2188,6 +2205,50 @@ mod tests {
             push_int(&mut got, v);
             assert_eq!(got, v.to_string().into_bytes(), "{v}");
         }
+    }
+
+    /// Labels are sorted by a number made of their first 8 bytes, then by
+    /// the whole id: the order must be the ids' byte order, also for ids
+    /// that share 8 bytes, end in a zero byte, or are prefixes of others.
+    #[test]
+    fn fingerprint_sorts_labels_by_their_bytes() {
+        use sha2::{Digest, Sha256};
+        let sorted = [
+            "a",
+            "ab",
+            "ab\u{0}",
+            "ab\u{0}c",
+            "abcdefgh",
+            "abcdefgh\u{0}",
+            "abcdefgh0",
+            "abcdefgh1",
+            "abcdefgi",
+            "b",
+            "é",
+        ];
+        let shuffled: Vec<&str> = [7, 2, 10, 0, 5, 9, 3, 8, 1, 6, 4]
+            .iter()
+            .map(|&i| sorted[i])
+            .collect();
+        let q = GoldQuery {
+            id: "q".into(),
+            text: None,
+            stratum: 0,
+            spans: Vec::new(),
+            labels: shuffled
+                .iter()
+                .map(|id| Label {
+                    id: id.to_string(),
+                    grade: 1,
+                })
+                .collect(),
+        };
+        let g = GoldSet::from_parts("g", GoldFormat::Yaml, vec![q], vec!["s".into()]).unwrap();
+        let labels: Vec<serde_json::Value> = sorted.iter().map(|id| serde_json::json!([id, 1])).collect();
+        let line = serde_json::to_string(&serde_json::json!(["q", "s", labels])).unwrap();
+        let mut h = Sha256::new();
+        h.update(format!("rgate-gold-v1\n{line}\n").as_bytes());
+        assert_eq!(g.fingerprint(), format!("sha256:{:x}", h.finalize()));
     }
 
     #[test]
