@@ -135,6 +135,33 @@ impl QueryBuf {
         dropped.len()
     }
 
+    /// Counts, for up to `N` labeled entries (sorted by `order`), how many
+    /// unlabeled entries rank after exactly `p` of them, into `ahead[p]`.
+    /// Counting those with a higher score takes fewer instructions than a
+    /// binary search through `order`, and no branch per step; only a tie
+    /// needs the ids. The scores sit in a fixed array of `N`, the rest NaN
+    /// (neither above nor equal to any score; scores are finite): a
+    /// fixed-length loop the compiler unrolls, instead of a loop over the
+    /// labeled entries.
+    #[inline]
+    fn place_unlabeled<const N: usize>(&self, labeled: &[Entry], ahead: &mut [u32]) {
+        let mut scores = [f64::NAN; N];
+        for (s, l) in scores.iter_mut().zip(labeled) {
+            *s = l.score;
+        }
+        for e in self.entries.iter().filter(|e| e.grade == UNLABELED) {
+            let (mut p, mut tie) = (0, false);
+            for s in scores {
+                p += usize::from(s > e.score);
+                tie |= s == e.score;
+            }
+            if tie {
+                p = labeled.partition_point(|l| self.order(l, e) == Ordering::Less);
+            }
+            ahead[p] += 1;
+        }
+    }
+
     /// Ranks of the labeled entries, and the top `depth` ids if asked.
     /// `spans`: the query's labels and the run's chunk map, when the query
     /// has span labels.
@@ -157,21 +184,10 @@ impl QueryBuf {
                 let p = labeled.partition_point(|l| self.order(l, e) == Ordering::Less);
                 ahead[p] += 1;
             }
+        } else if labeled.len() > 4 {
+            self.place_unlabeled::<8>(&labeled, &mut ahead);
         } else if !labeled.is_empty() {
-            // A query's few labeled entries: counting those with a higher
-            // score takes fewer instructions than a binary search through
-            // `order`, and no branch per step. Only a tie needs the ids.
-            for e in self.entries.iter().filter(|e| e.grade == UNLABELED) {
-                let (mut p, mut tie) = (0, false);
-                for l in labeled.iter() {
-                    p += usize::from(l.score > e.score);
-                    tie |= l.score == e.score;
-                }
-                if tie {
-                    p = labeled.partition_point(|l| self.order(l, e) == Ordering::Less);
-                }
-                ahead[p] += 1;
-            }
+            self.place_unlabeled::<4>(&labeled, &mut ahead);
         }
         let mut hits = Vec::with_capacity(labeled.len());
         let mut unlabeled_before = 0;
@@ -1025,6 +1041,36 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Ranks by counting and by binary search, with 0 to 12 labeled
+        /// entries among up to 60, scores from a handful of values (ties
+        /// everywhere): each labeled entry's rank is its place in the whole
+        /// list sorted as trec_eval sorts (score descending, then id
+        /// descending).
+        #[test]
+        fn judged_ranks_are_places_in_the_full_sort(
+            entries in proptest::collection::vec((0u8..6, proptest::bool::weighted(0.2), 1i32..4), 1..60),
+        ) {
+            let rows: Vec<(String, f64, i32)> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, labeled, g))| (format!("d{i:02}"), (f64::from(s) - 3.0) * 0.5, if labeled { g } else { UNLABELED }))
+                .collect();
+            let mut b = QueryBuf::default();
+            for (d, s, g) in &rows {
+                b.push(d.as_bytes(), doc_hash(d.as_bytes()), *s, *g);
+            }
+            let (r, _) = b.judge(None, None);
+            let mut sorted: Vec<&(String, f64, i32)> = rows.iter().collect();
+            sorted.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap().then_with(|| b.0.cmp(&a.0)));
+            let want: Vec<Hit> = sorted
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.2 != UNLABELED)
+                .map(|(i, e)| Hit { rank: i as u32 + 1, grade: e.2 })
+                .collect();
+            proptest::prop_assert_eq!(r.hits, want);
+        }
+
         #[test]
         fn fast_scores_match_std_on_random_decimals(v in -1e9f64..1e9, prec in 0usize..17) {
             let text = format!("{v:.prec$}");
