@@ -6,6 +6,16 @@ use clap::{CommandFactory, FromArgMatches};
 use rgate::cli::{Cli, Command};
 use rgate::{commands, escape};
 
+/// mimalloc rather than the system allocator: loading a 70,000-query gold
+/// set and judging a run against it make half a million small allocations
+/// (labels, lookups, contexts, rankings). With glibc's malloc an eval of
+/// 70,000 queries x 100 results took 0.28 s, with mimalloc 0.24 s (most of
+/// the difference is page faults: mimalloc commits memory in large steps
+/// and reuses what was freed), and the 7M-line eval and compare are no
+/// slower. Peak memory of the 7M-line eval rises from 12 to about 45 MB.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// 0 pass, 1 regression, 2 error (SPEC "Exit codes"); errors print their
 /// whole context chain and end with a `hint:` line where one helps.
 fn main() -> ExitCode {
