@@ -240,10 +240,15 @@ out = [f"# {header}", "",
 for r in rows:
     size, tool = r["size"], r["tool"]
     wall, rss = num(r["wall_s_min"]), num(r["max_rss_kb"])
+    # Issue 17 sets the gate, compare and baseline-file targets on the
+    # 7,000-query (1,000-deep) case; the many-small-queries case has an
+    # eval target only, so its other rows are measured, not judged.
+    small = size.endswith("q")
     if tool == "baseline file":
         mb = num(r["status"].split()[0])
         ok = "ok" if mb is not None and mb <= 20 else "MISSED"
-        out.append(f"| {size} | {tool} | {r['status']} | | | | {ok} (<=20 MB) |")
+        target = "" if small else f"{ok} (<=20 MB)"
+        out.append(f"| {size} | {tool} | {r['status']} | | | | {target} |")
         continue
     if r["status"] != "ok" or wall is None:
         out.append(f"| {size} | {tool} | {r['status']} | | | | |")
@@ -264,7 +269,6 @@ for r in rows:
     # Issue 17's targets: eval >= 30x pytrec_eval and <= 60 MiB on the
     # 1,000-deep cases, >= 25x on the many-small-queries case; compare
     # >= 12x faster than one pytrec_eval eval.
-    small = size.endswith("q")
     if tool == "rgate eval":
         want = 25 if small else 30
         ok_t = tratio is not None and tratio >= want
@@ -272,6 +276,8 @@ for r in rows:
         target = ("ok" if ok_t and ok_m else "MISSED") + \
             f" (>={want}x: {'yes' if ok_t else 'no' if tratio is not None else 'n/a'}" + \
             ("" if small else f", <=60 MiB: {'yes' if ok_m else 'no'}") + ")"
+    elif small:
+        pass
     elif tool == "rgate gate":
         ok_t = tratio is not None and tratio >= 5
         ok_m = mib <= 250
