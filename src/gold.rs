@@ -2402,21 +2402,22 @@ mod tests {
     fn grouped_qrels_keep_file_order_and_find_every_query() {
         let mut text = String::new();
         // More queries than the index first has room for (a query per 128
-        // bytes of file): it grows as they arrive.
-        for q in 0..300 {
+        // bytes of file), and than the reader's table of query hashes (1,024
+        // slots): both grow as queries arrive.
+        for q in 0..3000 {
             text.push_str(&format!("q{q} 0 b 2\nq{q} 0 a 0\n"));
         }
         let (g, w) = load_str("q.txt", &text).unwrap();
         assert!(w.is_empty());
-        assert_eq!(g.len(), 300);
-        for q in 0..300 {
+        assert_eq!(g.len(), 3000);
+        for q in 0..3000 {
             let id = format!("q{q}");
             assert_eq!(g.position(&id), Some(q), "{id}");
             assert_eq!(g.position_bytes(id.as_bytes()), Some(q), "{id}");
             let labels: Vec<(&str, i32)> = g.queries[q].labels.iter().map(|l| (l.id, l.grade)).collect();
             assert_eq!(labels, [("b", 2), ("a", 0)]);
         }
-        for absent in ["q300", "q", "", "Q1", "q1 "] {
+        for absent in ["q3000", "q", "", "Q1", "q1 "] {
             assert_eq!(g.position(absent), None, "{absent:?}");
         }
         assert_eq!(g.position_bytes(b"q\xff"), None);
