@@ -1765,10 +1765,7 @@ impl QueryBuffer {
     fn has_repeat(&mut self) -> bool {
         let l = &self.labels;
         let n = l.len();
-        let id = |i: usize| {
-            let start = if i == 0 { 0 } else { l.ends[i - 1].0 };
-            &l.ids.as_bytes()[start..l.ends[i].0]
-        };
+        let id = |i: usize| l.get(i).map_or(&[][..], |x| x.id.as_bytes());
         if n <= 16 {
             let h = &self.hashes;
             return (1..n).any(|j| (0..j).any(|i| h[i] == h[j] && same_id(id(i), id(j))));

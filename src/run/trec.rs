@@ -338,7 +338,7 @@ impl Partial {
         let n = gold.len();
         let mut rankings = vec![Ranking::default(); n];
         let mut present = vec![false; n];
-        let mut ids = self.ids.map(|parts| {
+        let ids = self.ids.map(|parts| {
             let mut all = vec![Vec::new(); n];
             for ((q, _), v) in self.judged.iter().zip(parts) {
                 all[*q as usize] = v;
@@ -348,9 +348,6 @@ impl Partial {
         for (q, r) in self.judged {
             rankings[q as usize] = r;
             present[q as usize] = true;
-        }
-        if let Some(ids) = ids.as_mut() {
-            ids.shrink_to_fit();
         }
         JudgedRun::finish(path, RunFormat::Trec, gold, rankings, present, ids, self.tally)
     }
