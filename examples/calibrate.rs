@@ -1,5 +1,5 @@
 //! Calibration of the gate's decisions, measured through the library with
-//! simulated gold sets (model in `tests/sim/mod.rs`): how often an unchanged
+//! simulated gold sets (model in `tests/it/sim/mod.rs`): how often an unchanged
 //! retriever fails, how often a drop inside the tolerance fails, and how
 //! often a true drop equal to the printed mde is caught.
 //!
@@ -11,7 +11,7 @@
 //! `mrr@10`, max_drop 0.05 on every stratum and overall (10 gated checks),
 //! default alpha 0.05, B = 10,000, Holm.
 
-#[path = "../tests/sim/mod.rs"]
+#[path = "../tests/it/sim/mod.rs"]
 mod sim;
 
 use rand::SeedableRng;

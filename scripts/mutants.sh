@@ -17,9 +17,9 @@
 #                                         run would take too long
 #
 # Per area, two passes:
-#   1. fast: build and run only the test targets that exercise the area
-#      (the library's unit tests and the area's integration tests), which
-#      links a handful of test binaries instead of all of them;
+#   1. fast: build and run only the tests that exercise the area (the
+#      library's unit tests and the area's modules of the integration test
+#      binary tests/it);
 #   2. full: re-tests every mutant the fast pass did not catch (missed or
 #      timed out) against the whole suite, so the selection can cost time
 #      but never hides a kill.
@@ -66,14 +66,26 @@ files() {
     esac
 }
 
-# The test targets that exercise an area (the fast pass).
+# The test targets that exercise an area (the fast pass): the library's
+# unit tests and/or the one integration test binary.
+fast_targets() {
+    case $1 in
+    gate) echo "--test it" ;;
+    *) echo "--lib --test it" ;;
+    esac
+}
+
+# Which of their tests run (libtest filters, any one matching): the modules
+# of tests/it/ that exercise the area (each a former tests/<name>.rs), and
+# with --lib every unit test (all live in a `tests` module, hence
+# `::tests::`; no integration test module has one).
 fast_tests() {
     case $1 in
-    stats) echo "--lib --test stats_conformance --test compare_values" ;;
-    compare) echo "--lib --test compare_values --test cli_compare --test gate_values --test gate_decisions" ;;
-    run) echo "--lib --test conformance_eval --test cli_eval --test properties_eval --test run_formats --test cli_inputs --test cli_spans --test baseline_depth" ;;
-    gate) echo "--test gate_values --test gate_decisions --test cli_gate" ;;
-    baseline) echo "--lib --test store_safety --test baseline_depth --test cli_baseline_ref --test gate_values" ;;
+    stats) echo "::tests:: stats_conformance:: compare_values::" ;;
+    compare) echo "::tests:: compare_values:: cli_compare:: gate_values:: gate_decisions::" ;;
+    run) echo "::tests:: conformance_eval:: cli_eval:: properties_eval:: run_formats:: cli_inputs:: cli_spans:: baseline_depth::" ;;
+    gate) echo "gate_values:: gate_decisions:: cli_gate::" ;;
+    baseline) echo "::tests:: store_safety:: baseline_depth:: cli_baseline_ref:: gate_values::" ;;
     esac
 }
 
@@ -90,17 +102,18 @@ for area in "${areas[@]}"; do
     shard=()
     [ -n "${MUTANTS_SHARD:-}" ] && shard=(--shard "$MUTANTS_SHARD" --sharding round-robin)
     if [ "$fast" = 1 ]; then
-        echo "== $area: fast pass ($(fast_tests "$area"))"
+        echo "== $area: fast pass ($(fast_targets "$area"): $(fast_tests "$area"))"
         # --cargo-arg, not --cargo-test-arg: the selection must reach the
-        # build (`cargo test --no-run`) too, or every test binary is linked.
+        # build (`cargo test --no-run`) too, or every test target is built.
         sel=()
-        for a in $(fast_tests "$area"); do sel+=(--cargo-arg="$a"); done
+        for a in $(fast_targets "$area"); do sel+=(--cargo-arg="$a"); done
         # Fewer proptest cases, and no statistics unit tests (the slowest,
         # unoptimized) outside the stats area; the full pass runs them all.
-        skip=()
-        [ "$area" != stats ] && skip=(-- -- --skip stats::)
+        filter=(-- --)
+        for a in $(fast_tests "$area"); do filter+=("$a"); done
+        [ "$area" != stats ] && filter+=(--skip stats::)
         PROPTEST_CASES=24 cargo mutants "${common[@]}" "${shard[@]}" --timeout "$timeout" \
-            --output "$out/fast" "${sel[@]}" "${skip[@]}" || true
+            --output "$out/fast" "${sel[@]}" "${filter[@]}" || true
         # Exactly the fast pass's survivors, by name: not `--iterate`, which
         # would also take every mutant a sharded fast pass never drew.
         names=()

@@ -5,7 +5,7 @@
 //! The t-test makes the p-values exact, so each mode's boundary can be
 //! placed a hair either side.
 
-mod sim;
+use crate::sim;
 
 use rgate::config::{Correction, Decision, GateSettings, Rule, StrataSel, TestKind, Tolerance};
 use rgate::gate::{Check, CheckVerdict, RetrieverOutcome, Verdict};

@@ -1,6 +1,6 @@
 //! `rgate compare` end to end.
 
-mod common;
+use crate::common;
 
 use common::{fixture, rgate, run, Out};
 use serde_json::Value;

@@ -1,61 +1,46 @@
 //! `rgate gate --baseline-ref`: a branch that edited its own baseline is
 //! still gated against the baseline of the ref it names.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{git, rgate, run};
-
-fn write(dir: &Path, p: &str, t: &str) {
-    let p = dir.join(p);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, t).unwrap();
-}
+use common::{git, rgate, run, TestProject};
 
 /// Main: a baseline where all four queries are hit (recall@10 = 1). The
 /// branch: a run that misses three of them (recall@10 = 1/4, a drop of
 /// 0.75 against a tolerance of 0.1: a failure under the threshold rule),
 /// and a baseline re-recorded from that run with --allow-regression.
-fn repo(dir: &Path) {
-    git(dir, &["init", "-q"]);
-    write(
-        dir,
-        "config/rgate.yaml",
-        "gold: ../eval/gold.yaml\nbaselines: ../eval/baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: ../eval/run.json\ngate:\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n      strata: overall\n",
-    );
+fn repo() -> TestProject {
     let mut gold = String::from("version: 1\nqueries:\n");
     for q in 1..=4 {
         gold += &format!("  - id: q{q}\n    text: t{q}\n    relevant: [d{q}]\n");
     }
-    write(dir, "eval/gold.yaml", &gold);
-    write(
-        dir,
-        "eval/run.json",
-        r#"{"q1": ["d1"], "q2": ["d2"], "q3": ["d3"], "q4": ["d4"]}"#,
-    );
-    let o = run({
-        let mut c = rgate();
-        c.args(["baseline", "update", "--note", "main"]).current_dir(dir);
-        c
-    });
+    let p = TestProject::new()
+        .git_init()
+        .with_file(
+            "config/rgate.yaml",
+            "gold: ../eval/gold.yaml\nbaselines: ../eval/baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: ../eval/run.json\ngate:\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n      strata: overall\n",
+        )
+        .with_file("eval/gold.yaml", gold)
+        .with_file(
+            "eval/run.json",
+            r#"{"q1": ["d1"], "q2": ["d2"], "q3": ["d3"], "q4": ["d4"]}"#,
+        );
+    let dir = p.root();
+    let o = p.run(&["baseline", "update", "--note", "main"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "main"]);
     git(dir, &["checkout", "-qb", "pr"]);
-    write(
-        dir,
+    p.write(
         "eval/run.json",
         r#"{"q1": ["x"], "q2": ["x"], "q3": ["x"], "q4": ["d4"]}"#,
     );
-    let o = run({
-        let mut c = rgate();
-        c.args(["baseline", "update", "--allow-regression", "--note", "sneaky"])
-            .current_dir(dir);
-        c
-    });
+    let o = p.run(&["baseline", "update", "--allow-regression", "--note", "sneaky"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     git(dir, &["commit", "-qam", "worse, with its own baseline"]);
+    p
 }
 
 fn gate(dir: &Path, args: &[&str]) -> common::Out {
@@ -68,9 +53,8 @@ fn gate(dir: &Path, args: &[&str]) -> common::Out {
 
 #[test]
 fn the_target_branch_baseline_decides() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    repo(dir);
+    let tmp = repo();
+    let dir = tmp.root();
     // Against its own edited baseline the branch passes...
     let o = gate(dir, &["--format", "json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -93,9 +77,8 @@ fn the_target_branch_baseline_decides() {
 
 #[test]
 fn a_ref_without_the_baseline_means_no_baseline_yet() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    repo(dir);
+    let tmp = repo();
+    let dir = tmp.root();
     git(dir, &["checkout", "-q", "--orphan", "empty"]);
     git(dir, &["rm", "-rqf", "--cached", "eval/baselines"]);
     git(dir, &["commit", "-qm", "no baselines here"]);
@@ -107,9 +90,8 @@ fn a_ref_without_the_baseline_means_no_baseline_yet() {
 
 #[test]
 fn unknown_refs_and_missing_repositories_are_errors() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    repo(dir);
+    let tmp = repo();
+    let dir = tmp.root();
     let o = gate(dir, &["--baseline-ref", "origin/nope"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
@@ -122,20 +104,20 @@ fn unknown_refs_and_missing_repositories_are_errors() {
     assert_eq!(o.code, 2, "{}", o.stderr);
 
     // The same project outside any repository.
-    let plain = tempfile::tempdir().unwrap();
+    let plain = TestProject::new();
     for f in [
         "config/rgate.yaml",
         "eval/gold.yaml",
         "eval/run.json",
         "eval/baselines/r.json",
     ] {
-        write(plain.path(), f, &std::fs::read_to_string(dir.join(f)).unwrap());
+        plain.write(f, std::fs::read_to_string(dir.join(f)).unwrap());
     }
     let o = run({
         let mut c = rgate();
         c.args(["gate", "--baseline-ref", "main"])
-            .current_dir(plain.path())
-            .env("GIT_CEILING_DIRECTORIES", plain.path().parent().unwrap());
+            .current_dir(plain.root())
+            .env("GIT_CEILING_DIRECTORIES", plain.root().parent().unwrap());
         c
     });
     assert_eq!(o.code, 2, "{}", o.stderr);

@@ -7,7 +7,7 @@
 //! so swapping the tests, reusing one metric's deltas or dropping the
 //! correction fails here.
 
-mod common;
+use crate::common;
 
 use common::{fixture, rgate, run};
 use serde_json::Value;

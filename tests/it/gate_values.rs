@@ -4,50 +4,18 @@
 //! a baseline recorded at one relevance level gated at another (means by
 //! hand).
 
-mod common;
+use crate::common;
 
-use std::fs;
-use std::path::Path;
-
-use common::{fixture, run};
+use common::{fixture, TestProject};
 use serde_json::Value;
 
-/// A scratch project holding the given files, with a config written later.
-struct Project {
-    dir: tempfile::TempDir,
-}
-
-impl Project {
-    fn new(files: &[(&str, &Path)]) -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, from) in files {
-            fs::copy(from, dir.path().join(name)).unwrap();
-        }
-        Project { dir }
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        fs::write(self.dir.path().join(name), text).unwrap();
-    }
-
-    fn rgate(&self, args: &[&str]) -> common::Out {
-        let mut c = common::rgate();
-        c.current_dir(self.dir.path())
-            .env("SOURCE_DATE_EPOCH", "1795996800")
-            .arg("--config")
-            .arg(self.dir.path().join("rgate.yaml"))
-            .args(args);
-        run(c)
-    }
-
-    /// `gate --format json`: the exit code and the report.
-    fn gate(&self, args: &[&str]) -> (i32, Value) {
-        let mut a = vec!["--format", "json", "gate"];
-        a.extend_from_slice(args);
-        let o = self.rgate(&a);
-        let v = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", o.stdout, o.stderr));
-        (o.code, v)
-    }
+/// `gate --format json`: the exit code and the report.
+fn gate(p: &TestProject, args: &[&str]) -> (i32, Value) {
+    let mut a = vec!["--format", "json", "gate"];
+    a.extend_from_slice(args);
+    let o = p.run(&a);
+    let v = serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", o.stdout, o.stderr));
+    (o.code, v)
 }
 
 fn check<'a>(v: &'a Value, metric: &str, stratum: &str) -> &'a Value {
@@ -65,15 +33,16 @@ fn f(v: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
 }
 
-fn compare_project(test: &str) -> Project {
-    let p = Project::new(&[
-        ("gold.json", &fixture("compare/gold.json")),
-        ("base.json", &fixture("compare/base.json")),
-        ("cand.json", &fixture("compare/cand.json")),
-    ]);
+fn compare_project(test: &str) -> TestProject {
+    let p = TestProject::new()
+        .with_copy("gold.json", fixture("compare/gold.json"))
+        .with_copy("base.json", fixture("compare/base.json"))
+        .with_copy("cand.json", fixture("compare/cand.json"))
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800");
     p.write(
         "rgate.yaml",
-        &format!(
+        format!(
             "gold: gold.json
 baselines: baselines
 metrics: [mrr, hit_rate@1]
@@ -95,7 +64,7 @@ gate:
 "
         ),
     );
-    let o = p.rgate(&["baseline", "update"]);
+    let o = p.run(&["baseline", "update"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     p
 }
@@ -105,7 +74,7 @@ type Expected = [(&'static str, &'static str, f64, f64); 6];
 
 fn assert_checks(test: &str, want: &Expected, tol: f64) {
     let p = compare_project(test);
-    let (code, v) = p.gate(&["--run", "r=cand.json"]);
+    let (code, v) = gate(&p, &["--run", "r=cand.json"]);
     assert_eq!(code, 0, "every drop is within its tolerance: {v}");
     for &(metric, stratum, pv, adj) in want {
         let c = check(&v, metric, stratum);
@@ -173,7 +142,9 @@ const AFTER: &str = r#"{"q1": ["d2", "d1"], "q2": ["d3", "x", "d4"], "q3": ["x",
 /// (mrr 1 on every query) would report a drop of 0.29 and fail.
 #[test]
 fn relevance_level_change_rescores_the_baseline() {
-    let p = Project::new(&[]);
+    let p = TestProject::new()
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800");
     p.write("gold.json", GRADED_GOLD);
     p.write("before.json", BEFORE);
     p.write("after.json", AFTER);
@@ -200,13 +171,13 @@ gate:
 "
         )
     };
-    p.write("rgate.yaml", &config(1));
-    let o = p.rgate(&["baseline", "update"]);
+    p.write("rgate.yaml", config(1));
+    let o = p.run(&["baseline", "update"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
 
     // At level 1 the new run is worse on mrr (1 -> (1 + 1 + 1/2 + 1) / 4):
     // the gate sees the drop, so the baseline's level-1 values are real.
-    let (code, v) = p.gate(&["--run", "r=after.json"]);
+    let (code, v) = gate(&p, &["--run", "r=after.json"]);
     assert_eq!(code, 1, "{v}");
     let c = check(&v, "mrr", "all");
     assert!((f(c, "baseline") - 1.0).abs() < 1e-12, "{c}");
@@ -216,8 +187,8 @@ gate:
     // baseline mrr (1/3 + 1/2 + 1 + 1/4) / 4 = 0.5208, current
     // (1 + 1/3 + 1/2 + 1) / 4 = 0.7083; recall@2 (0 + 1 + 1 + 0) / 4 = 0.5
     // before, (1 + 0 + 1 + 1) / 4 = 0.75 after.
-    p.write("rgate.yaml", &config(2));
-    let (code, v) = p.gate(&["--run", "r=after.json"]);
+    p.write("rgate.yaml", config(2));
+    let (code, v) = gate(&p, &["--run", "r=after.json"]);
     assert_eq!(code, 0, "{v}");
     let c = check(&v, "mrr", "all");
     let base = (1.0 / 3.0 + 0.5 + 1.0 + 0.25) / 4.0;

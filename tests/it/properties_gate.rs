@@ -5,12 +5,12 @@
 //! retriever: non-inferiority must prove a margin, which an identical run on
 //! a small gold set cannot, so there only the deltas are checked).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
 
-use common::{run, Out};
+use common::TestProject;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -105,33 +105,26 @@ fn write(dir: &Path, c: &Case) {
     .unwrap();
 }
 
-fn rgate(dir: &Path, args: &[&str]) -> Out {
-    let mut c = common::rgate();
-    c.current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1795996800")
-        .args(["--config", "rgate.yaml", "--format", "json"])
-        .args(args);
-    run(c)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
     fn valid_inputs_never_error_and_self_gates_pass(c in case()) {
-        let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), &c);
-        let o = rgate(dir.path(), &["baseline", "update"]);
+        let dir = TestProject::new()
+            .with_args(&["--config", "rgate.yaml", "--format", "json"])
+            .with_env("SOURCE_DATE_EPOCH", "1795996800");
+        write(dir.root(), &c);
+        let o = dir.run(&["baseline", "update"]);
         prop_assert_eq!(o.code, 0, "update: {}", o.stderr);
 
         // Another run: a verdict, never an error.
-        let o = rgate(dir.path(), &["gate", "--run", "r=run1.jsonl"]);
+        let o = dir.run(&["gate", "--run", "r=run1.jsonl"]);
         prop_assert!(o.code == 0 || o.code == 1, "gate: exit {}: {}", o.code, o.stderr);
         let v: Value = serde_json::from_str(&o.stdout).unwrap();
         prop_assert_eq!(&v["verdict"], if o.code == 0 { "pass" } else { "fail" });
 
         // The baseline's own run: no change anywhere.
-        let o = rgate(dir.path(), &["gate"]);
+        let o = dir.run(&["gate"]);
         prop_assert!(o.code == 0 || o.code == 1, "self gate: exit {}: {}", o.code, o.stderr);
         let v: Value = serde_json::from_str(&o.stdout).unwrap();
         let checks = v["retrievers"][0]["checks"].as_array().unwrap();

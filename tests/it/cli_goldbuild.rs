@@ -2,7 +2,7 @@
 //! pseudo-terminal under tmux), suggest, import, and the result evaluated.
 //! Expected values are counted by hand from the small inputs written here.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -498,7 +498,11 @@ struct Tmux {
 impl Tmux {
     fn start(cmd: &str) -> Tmux {
         let socket = format!("rgate-test-{}-{}", std::process::id(), rand_suffix());
-        let ok = std::process::Command::new("tmux")
+        // A new server (its own socket), so the command gets this
+        // environment, cleaned.
+        let mut tmux = std::process::Command::new("tmux");
+        common::clean_env(&mut tmux);
+        let ok = tmux
             .args(["-L", &socket, "new-session", "-d", "-x", "100", "-y", "30", cmd])
             .status()
             .expect("tmux is needed for the labeler test (.ci/run installs it)");

@@ -2,45 +2,24 @@
 //! what the gate can still re-score after a gold change when rankings are
 //! stored cut. The demo runs hold 20 results per query.
 
-mod common;
+use crate::common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{run, Out};
+use common::TestProject;
 use serde_json::Value;
 
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn project(extra: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let demo = dir.path().join("demo");
-    fs::create_dir_all(demo.join("runs")).unwrap();
-    fs::copy(repo("config/demo/gold.yaml"), demo.join("gold.yaml")).unwrap();
-    fs::copy(
-        repo("config/demo/runs/hybrid.jsonl"),
-        demo.join("runs/hybrid.jsonl"),
-    )
-    .unwrap();
-    fs::write(
-        dir.path().join("rgate.yaml"),
-        format!(
-            "gold: demo/gold.yaml\nbaselines: store\nmetrics: [recall@10, map]\n{extra}retrievers:\n  - name: hybrid\n    run: demo/runs/hybrid.jsonl\ngate:\n  resamples: 200\n"
-        ),
-    )
-    .unwrap();
-    dir
-}
-
-fn rgate(dir: &Path, args: &[&str]) -> Out {
-    let mut c = common::rgate();
-    c.current_dir(dir)
-        .env("GITHUB_SHA", "0123456789abcdef")
-        .args(["--config", "rgate.yaml"])
-        .args(args);
-    run(c)
+fn project(extra: &str) -> TestProject {
+    TestProject::demo(&["hybrid"])
+        .with_file(
+            "rgate.yaml",
+            format!(
+                "gold: demo/gold.yaml\nbaselines: store\nmetrics: [recall@10, map]\n{extra}retrievers:\n  - name: hybrid\n    run: demo/runs/hybrid.jsonl\ngate:\n  resamples: 200\n"
+            ),
+        )
+        .with_args(&["--config", "rgate.yaml"])
+        .with_env("GITHUB_SHA", "0123456789abcdef")
 }
 
 /// Ranking lengths per query, read from the stored file.
@@ -59,21 +38,21 @@ fn stored_lengths(dir: &Path) -> (Value, Vec<usize>) {
 fn rankings_are_stored_as_deep_as_the_cut_metrics_need() {
     // recall@10 is the deepest cutoff; map has none: 10 ids a query.
     let p = project("");
-    let o = rgate(p.path(), &["baseline", "update"]);
+    let o = p.run(&["baseline", "update"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let (depth, lens) = stored_lengths(p.path());
+    let (depth, lens) = stored_lengths(p.root());
     assert_eq!(depth, 10);
     assert_eq!(lens, vec![10; 90]);
 
     let p = project("baseline_depth: all\n");
-    assert_eq!(rgate(p.path(), &["baseline", "update"]).code, 0);
-    let (depth, lens) = stored_lengths(p.path());
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    let (depth, lens) = stored_lengths(p.root());
     assert_eq!(depth, Value::Null);
     assert_eq!(lens, vec![20; 90]);
 
     let p = project("baseline_depth: 15\n");
-    assert_eq!(rgate(p.path(), &["baseline", "update"]).code, 0);
-    assert_eq!(stored_lengths(p.path()), (Value::from(15), vec![15; 90]));
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    assert_eq!(stored_lengths(p.root()), (Value::from(15), vec![15; 90]));
 
     for (bad, want) in [
         (
@@ -86,7 +65,7 @@ fn rankings_are_stored_as_deep_as_the_cut_metrics_need() {
         ),
     ] {
         let p = project(&format!("baseline_depth: {bad}\n"));
-        let o = rgate(p.path(), &["baseline", "update"]);
+        let o = p.run(&["baseline", "update"]);
         assert_eq!(o.code, 2);
         assert!(o.stderr.contains(want), "{}", o.stderr);
         assert!(o.stderr.contains("\nhint: "), "{}", o.stderr);
@@ -119,17 +98,17 @@ fn gated_metrics(v: &Value) -> Vec<String> {
 #[test]
 fn after_a_gold_change_metrics_without_cutoff_need_whole_rankings() {
     let p = project("");
-    assert_eq!(rgate(p.path(), &["baseline", "update"]).code, 0);
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
     // Same gold set: the stored per-query values serve every metric.
-    let o = rgate(p.path(), &["--format", "json", "gate"]);
+    let o = p.run(&["--format", "json", "gate"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(gated_metrics(&v), ["recall@10", "map"]);
 
     // Changed gold set: recall@10 is re-scored from 10 stored ids; map
     // would need all 20 and is skipped, with a warning saying so.
-    change_gold(p.path());
-    let o = rgate(p.path(), &["--format", "json", "gate"]);
+    change_gold(p.root());
+    let o = p.run(&["--format", "json", "gate"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(gated_metrics(&v), ["recall@10"]);
@@ -141,9 +120,9 @@ fn after_a_gold_change_metrics_without_cutoff_need_whole_rankings() {
 
     // With whole rankings stored, map is re-scored too.
     let p = project("baseline_depth: all\n");
-    assert_eq!(rgate(p.path(), &["baseline", "update"]).code, 0);
-    change_gold(p.path());
-    let o = rgate(p.path(), &["--format", "json", "gate"]);
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    change_gold(p.root());
+    let o = p.run(&["--format", "json", "gate"]);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(gated_metrics(&v), ["recall@10", "map"]);
     assert!(!v["retrievers"][0]["warnings"]

@@ -2,17 +2,12 @@
 //! compare runs, trec_eval measure names, plurals, messages for unknown
 //! metrics, table alignment with wide characters, the history plot.
 
-mod common;
+use crate::common;
 
 use std::fs;
-use std::path::PathBuf;
 
-use common::{fixture, run, Out};
+use common::{fixture, repo, run, Out, TestProject};
 use serde_json::Value;
-
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
 
 const CONFIG: &str = "gold: demo/gold.yaml
 baselines: demo/baselines
@@ -28,55 +23,18 @@ gate:
 ";
 
 /// A scratch project: the demo gold set and runs, a config, no baselines.
-struct Project {
-    dir: tempfile::TempDir,
-}
-
-impl Project {
-    fn new() -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        let demo = dir.path().join("demo");
-        fs::create_dir_all(demo.join("runs")).unwrap();
-        fs::copy(repo("config/demo/gold.yaml"), demo.join("gold.yaml")).unwrap();
-        for r in ["bm25", "hybrid", "hybrid-regressed"] {
-            fs::copy(
-                repo(&format!("config/demo/runs/{r}.jsonl")),
-                demo.join(format!("runs/{r}.jsonl")),
-            )
-            .unwrap();
-        }
-        fs::write(dir.path().join("rgate.yaml"), CONFIG).unwrap();
-        Project { dir }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    /// rgate in the project directory, with its config.
-    fn rgate(&self, args: &[&str]) -> Out {
-        let mut c = common::rgate();
-        c.current_dir(self.dir.path())
-            .env("SOURCE_DATE_EPOCH", "1795996800")
-            .arg("--config")
-            .arg(self.path("rgate.yaml"))
-            .args(args);
-        run(c)
-    }
-
-    /// rgate in the project directory, without a config.
-    fn bare(&self, args: &[&str]) -> Out {
-        let mut c = common::rgate();
-        c.current_dir(self.dir.path()).args(args);
-        run(c)
-    }
+fn project() -> TestProject {
+    TestProject::demo(&["bm25", "hybrid", "hybrid-regressed"])
+        .with_file("rgate.yaml", CONFIG)
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800")
 }
 
 #[test]
 fn history_records_the_run_file_gated() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
-    let o = p.rgate(&[
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
+    let o = p.run(&[
         "gate",
         "hybrid",
         "--record",
@@ -102,7 +60,7 @@ fn history_records_the_run_file_gated() {
 /// and says which it can.
 #[test]
 fn refused_formats_exit_2_and_name_the_ones_that_work() {
-    let p = Project::new();
+    let p = project();
     let gold = "demo/gold.yaml";
     let run_ = "demo/runs/hybrid.jsonl";
     let cases: &[(&[&str], &str)] = &[
@@ -172,7 +130,7 @@ fn refused_formats_exit_2_and_name_the_ones_that_work() {
         ),
     ];
     for (args, want) in cases {
-        let o = p.rgate(args);
+        let o = p.run(args);
         assert_eq!(
             (o.code, o.stdout.as_str(), o.stderr.as_str()),
             (2, "", *want),
@@ -185,7 +143,7 @@ fn refused_formats_exit_2_and_name_the_ones_that_work() {
 
 #[test]
 fn eval_and_compare_refuse_a_typed_config_but_not_the_environment() {
-    let p = Project::new();
+    let p = project();
     let o = p.bare(&[
         "eval",
         "--config",
@@ -233,8 +191,8 @@ fn eval_and_compare_refuse_a_typed_config_but_not_the_environment() {
 
 #[test]
 fn quiet_gate_prints_no_warnings_but_the_whole_report() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
     // A run that lacks 9 of the 90 gold queries (10%, as many as
     // gate.max_missing allows): a warning, which CSV cannot carry, so it
     // goes to stderr unless -q.
@@ -242,7 +200,7 @@ fn quiet_gate_prints_no_warnings_but_the_whole_report() {
     let short: String = full.lines().take(81).map(|l| format!("{l}\n")).collect();
     fs::write(p.path("short.jsonl"), short).unwrap();
     let args = ["--format", "csv", "gate", "hybrid", "--run", "hybrid=short.jsonl"];
-    let loud = p.rgate(&args);
+    let loud = p.run(&args);
     assert!(
         loud.stderr.contains("9 of 90 gold queries are absent"),
         "{}",
@@ -250,7 +208,7 @@ fn quiet_gate_prints_no_warnings_but_the_whole_report() {
     );
     let mut quiet_args = vec!["-q"];
     quiet_args.extend_from_slice(&args);
-    let quiet = p.rgate(&quiet_args);
+    let quiet = p.run(&quiet_args);
     assert_eq!(quiet.stderr, "");
     assert_eq!(quiet.code, loud.code);
     assert_eq!(quiet.stdout, loud.stdout);
@@ -259,7 +217,7 @@ fn quiet_gate_prints_no_warnings_but_the_whole_report() {
 
 #[test]
 fn counts_agree_in_number() {
-    let p = Project::new();
+    let p = project();
     fs::write(
         p.path("one.yaml"),
         "queries:\n  - id: q1\n    stratum: only\n    relevant: [d1]\n",
@@ -320,7 +278,7 @@ fn json_of(o: &Out) -> Value {
 
 #[test]
 fn compare_runs_can_be_named() {
-    let p = Project::new();
+    let p = project();
     let compare = |runs: &[&str]| {
         let mut a = vec![
             "--format",
@@ -690,7 +648,9 @@ fn colour_follows_the_flag_and_the_environment_and_off_is_plain() {
 fn colour_on_a_terminal_unless_term_is_dumb() {
     let bin = env!("CARGO_BIN_EXE_rgate");
     let on_tty = |term: &str| {
-        let o = std::process::Command::new("script")
+        let mut script = std::process::Command::new("script");
+        common::clean_env(&mut script);
+        let o = script
             .args(["-q", "-e", "-c"])
             .arg(format!(
                 "{bin} gate --run hybrid=config/demo/runs/hybrid-regressed.jsonl"
@@ -701,8 +661,6 @@ fn colour_on_a_terminal_unless_term_is_dumb() {
             .env_remove("CLICOLOR")
             .env_remove("CLICOLOR_FORCE")
             .env_remove("CI")
-            .env_remove("RGATE_CONFIG")
-            .env_remove("GITHUB_ACTIONS")
             .env("TERM", term)
             .stdin(std::process::Stdio::null())
             .output()
@@ -720,8 +678,8 @@ fn colour_on_a_terminal_unless_term_is_dumb() {
 /// A history of `hybrid` written by hand: a baseline update, a passing
 /// gate one day later, a failing one ten days after the first; each with
 /// overall and `how-to` means of recall@10.
-fn project_with_history() -> Project {
-    let p = Project::new();
+fn project_with_history() -> TestProject {
+    let p = project();
     fs::create_dir_all(p.path("demo/baselines")).unwrap();
     let line = |time: &str, kind: &str, verdict: &str, all: f64, howto: f64| {
         format!(
@@ -738,7 +696,7 @@ fn project_with_history() -> Project {
 #[test]
 fn history_plot_has_a_time_axis_and_marks_gate_results() {
     let p = project_with_history();
-    let o = p.rgate(&["baseline", "history", "hybrid", "--plot", "h.svg"]);
+    let o = p.run(&["baseline", "history", "hybrid", "--plot", "h.svg"]);
     assert_eq!((o.code, o.stderr.as_str()), (0, "wrote h.svg\n"));
     let svg = fs::read_to_string(p.path("h.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -791,7 +749,7 @@ fn history_plot_has_a_time_axis_and_marks_gate_results() {
 #[test]
 fn history_shows_and_plots_a_stratum() {
     let p = project_with_history();
-    let o = p.rgate(&[
+    let o = p.run(&[
         "--format",
         "csv",
         "baseline",
@@ -822,7 +780,7 @@ fn history_shows_and_plots_a_stratum() {
         !svg.contains(": 0.8000</title>"),
         "the overall means are not plotted"
     );
-    let o = p.rgate(&["baseline", "history", "hybrid", "--stratum", "howto"]);
+    let o = p.run(&["baseline", "history", "hybrid", "--stratum", "howto"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr.ends_with("no stratum `howto` in the history of `hybrid`\nhint: did you mean `how-to`? Strata in this history: `how-to`\n"),
@@ -835,7 +793,7 @@ fn history_shows_and_plots_a_stratum() {
 fn history_plot_refuses_a_name_that_is_not_svg() {
     let p = project_with_history();
     for name in ["h.png", "h", "h.svg.png"] {
-        let o = p.rgate(&["baseline", "history", "hybrid", "--plot", name]);
+        let o = p.run(&["baseline", "history", "hybrid", "--plot", name]);
         let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
         assert_eq!(
             (o.code, o.stdout.as_str(), o.stderr),
@@ -850,6 +808,6 @@ fn history_plot_refuses_a_name_that_is_not_svg() {
         );
         assert!(!p.path(name).exists());
     }
-    let o = p.rgate(&["baseline", "history", "hybrid", "--plot", "H.SVG"]);
+    let o = p.run(&["baseline", "history", "hybrid", "--plot", "H.SVG"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
 }

@@ -1,7 +1,7 @@
 //! rgate eval against known answers: the seed example and trec_eval's own
 //! test suite (tests/fixtures/README.md says where each file came from).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

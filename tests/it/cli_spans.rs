@@ -14,9 +14,9 @@
 //! Means: A 0.875, B 0.625. precision@1: every top chunk of A carries at
 //! least half a span (1.0); B's top chunk of q2 touches none (0.75).
 
-mod common;
+use crate::common;
 
-use common::{fixture, rgate, run};
+use common::{fixture, rgate, run, TestProject};
 
 fn eval(extra: &[&str]) -> common::Out {
     let mut c = rgate();
@@ -478,8 +478,8 @@ fn migrate_refuses_qrels() {
 
 /// A scratch project: the span fixture, one retriever `search` whose run
 /// and chunk map the test picks, a baselines directory.
-fn project(run_file: &str, chunks: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+fn project(run_file: &str, chunks: &str) -> TestProject {
+    let mut p = TestProject::new().with_config("rgate.yaml");
     for name in [
         "gold.yaml",
         "chunks_a.jsonl",
@@ -487,30 +487,20 @@ fn project(run_file: &str, chunks: &str) -> tempfile::TempDir {
         "run_a.trec",
         "run_b.jsonl",
     ] {
-        std::fs::copy(fixture(&format!("spans/{name}")), dir.path().join(name)).unwrap();
+        p = p.with_copy(name, fixture(&format!("spans/{name}")));
     }
-    std::fs::create_dir_all(dir.path().join("baselines")).unwrap();
-    set_retriever(&dir, run_file, chunks);
-    dir
+    std::fs::create_dir_all(p.path("baselines")).unwrap();
+    set_retriever(&p, run_file, chunks);
+    p
 }
 
-fn set_retriever(dir: &tempfile::TempDir, run_file: &str, chunks: &str) {
-    std::fs::write(
-        dir.path().join("rgate.yaml"),
+fn set_retriever(p: &TestProject, run_file: &str, chunks: &str) {
+    p.write(
+        "rgate.yaml",
         format!(
             "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@1]\nretrievers:\n  - name: search\n    run: {run_file}\n    chunks: {chunks}\ngate:\n  test: t-test\n  decision: threshold\n  rules:\n    - metric: recall@1\n      max_drop: 0.1\n      strata: overall\n"
         ),
-    )
-    .unwrap();
-}
-
-fn in_project(dir: &tempfile::TempDir, args: &[&str]) -> common::Out {
-    let mut c = rgate();
-    c.current_dir(dir.path())
-        .arg("--config")
-        .arg(dir.path().join("rgate.yaml"))
-        .args(args);
-    run(c)
+    );
 }
 
 fn check(o: &common::Out) -> serde_json::Value {
@@ -525,9 +515,9 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
     // retriever to chunking B (0.625, q2 lost): a drop of 0.25, more than
     // the 0.1 allowed, paired over the 4 queries.
     let dir = project("run_a.trec", "chunks_a.jsonl");
-    let o = in_project(&dir, &["baseline", "update", "--note", "chunking A"]);
+    let o = dir.run(&["baseline", "update", "--note", "chunking A"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let stored = std::fs::read_to_string(dir.path().join("baselines/search.json")).unwrap();
+    let stored = std::fs::read_to_string(dir.root().join("baselines/search.json")).unwrap();
     // The places of the ranked chunks are stored, with the coverage used.
     assert!(stored.contains("\"span_coverage\": 0.5,"), "{stored}");
     // Ranked ids are kept to the deepest cutoff in use (1), each with its place.
@@ -542,18 +532,15 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
         "{stored}"
     );
     // The new run and its map on the command line ...
-    let o = in_project(
-        &dir,
-        &[
-            "gate",
-            "--run",
-            "search=run_b.jsonl",
-            "--chunks",
-            "search=chunks_b.jsonl",
-            "--format",
-            "json",
-        ],
-    );
+    let o = dir.run(&[
+        "gate",
+        "--run",
+        "search=run_b.jsonl",
+        "--chunks",
+        "search=chunks_b.jsonl",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     let c = check(&o);
     assert_eq!(
@@ -564,11 +551,11 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
     assert_eq!(c["verdict"], "fail");
     // ... or in the config, as the pull request would change it.
     set_retriever(&dir, "run_b.jsonl", "chunks_b.jsonl");
-    let o = in_project(&dir, &["gate", "--format", "json"]);
+    let o = dir.run(&["gate", "--format", "json"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert_eq!(check(&o)["delta"], -0.25);
     // A map for a retriever that is not there is a usage error.
-    let o = in_project(&dir, &["gate", "--chunks", "other=chunks_b.jsonl"]);
+    let o = dir.run(&["gate", "--chunks", "other=chunks_b.jsonl"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("no retriever named `other`"), "{}", o.stderr);
 }
@@ -576,18 +563,18 @@ fn gate_pairs_a_new_chunking_with_the_old_by_query() {
 #[test]
 fn a_baseline_with_stored_places_is_rescored_after_a_span_changes() {
     let dir = project("run_a.trec", "chunks_a.jsonl");
-    assert_eq!(in_project(&dir, &["baseline", "update"]).code, 0);
+    assert_eq!(dir.run(&["baseline", "update"]).code, 0);
     // Drop q4's second span (auth [900,1000), never retrieved): q4's
     // recall@1 becomes 1, so the baseline re-scored from its stored places
     // is 1.0, not the 0.875 it recorded; the same run gates with delta 0.
-    let gold = dir.path().join("gold.yaml");
+    let gold = dir.root().join("gold.yaml");
     let text = std::fs::read_to_string(&gold).unwrap();
     std::fs::write(
         &gold,
         text.replace("      - {doc: auth.md, start: 900, end: 1000}\n", ""),
     )
     .unwrap();
-    let o = in_project(&dir, &["gate", "--format", "json"]);
+    let o = dir.run(&["gate", "--format", "json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let c = check(&o);
     assert_eq!(
@@ -597,14 +584,14 @@ fn a_baseline_with_stored_places_is_rescored_after_a_span_changes() {
 
     // A baseline that stores no places (recorded by an rgate without span
     // support) cannot be re-scored: the check is skipped, with a warning.
-    let path = dir.path().join("baselines/search.json");
+    let path = dir.root().join("baselines/search.json");
     let stored = std::fs::read_to_string(&path).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&stored).unwrap();
     for q in v["queries"].as_object_mut().unwrap().values_mut() {
         q.as_object_mut().unwrap().remove("spans");
     }
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
-    let o = in_project(&dir, &["gate", "--format", "json"]);
+    let o = dir.run(&["gate", "--format", "json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stdout.contains("recall@1 cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped"),
@@ -620,27 +607,27 @@ fn candidate_lists_rescore_through_their_stored_places_too() {
     // final run its top 1 (the same file). Chunking A serves both stages.
     let dir = project("run_a.trec", "chunks_a.jsonl");
     std::fs::write(
-        dir.path().join("rgate.yaml"),
+        dir.root().join("rgate.yaml"),
         "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@1, candidates:recall@2]\nretrievers:\n  - name: search\n    run: run_a.trec\n    candidates: run_a.trec\n    chunks: chunks_a.jsonl\ngate:\n  decision: threshold\n  rules:\n    - metric: candidates:recall@2\n      max_drop: 0.1\n      strata: overall\n",
     )
     .unwrap();
-    let o = in_project(&dir, &["baseline", "update"]);
+    let o = dir.run(&["baseline", "update"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let stored = std::fs::read_to_string(dir.path().join("baselines/search.json")).unwrap();
+    let stored = std::fs::read_to_string(dir.root().join("baselines/search.json")).unwrap();
     assert!(
         stored.contains("\"candidate_spans\":[[\"keys.md\",0,200],[\"auth.md\",400,600]]"),
         "{stored}"
     );
     // candidates:recall@2 recorded 0.875 (q4 finds one of its two spans);
     // without q4's auth span it is 1.0, re-scored from the stored places.
-    let gold = dir.path().join("gold.yaml");
+    let gold = dir.root().join("gold.yaml");
     let text = std::fs::read_to_string(&gold).unwrap();
     std::fs::write(
         &gold,
         text.replace("      - {doc: auth.md, start: 900, end: 1000}\n", ""),
     )
     .unwrap();
-    let o = in_project(&dir, &["gate", "--format", "json"]);
+    let o = dir.run(&["gate", "--format", "json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let c = check(&o);
     assert_eq!(c["metric"], "candidates:recall@2");

@@ -6,12 +6,11 @@
 //! `::` after leading white space, or holds `##[` anywhere
 //! (actions/runner, `ActionCommand.TryParseV2` and `TryParse`).
 
-mod common;
+use crate::common;
 
 use std::fs;
-use std::path::Path;
 
-use common::{run, Out};
+use common::{run, TestProject};
 use serde_json::json;
 
 const FORGED_TEXT: &str =
@@ -28,7 +27,7 @@ const IDS: [&str; 5] = [
 
 /// Ten queries in two strata; the five hostile ones are hit by `base` and
 /// missed by `cur`, and `cur` leaves out one query with an escape in its id.
-fn project(dir: &Path) {
+fn project() -> TestProject {
     let mut queries = Vec::new();
     let mut base = String::new();
     let mut cur = String::new();
@@ -58,23 +57,16 @@ fn project(dir: &Path) {
         );
     }
     let gold = json!({"version": 1, "queries": queries});
-    fs::write(dir.join("gold.json"), gold.to_string()).unwrap();
-    fs::write(dir.join("base.jsonl"), base).unwrap();
-    fs::write(dir.join("cur.jsonl"), cur).unwrap();
-    fs::write(
-        dir.join("rgate.yaml"),
-        "gold: gold.json\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: cur.jsonl\ngate:\n  resamples: 1000\n  rules:\n    - metric: recall@10\n      max_drop: 0.01\n      strata: all\n",
-    )
-    .unwrap();
-}
-
-fn rgate(dir: &Path, args: &[&str]) -> Out {
-    let mut c = common::rgate();
-    c.current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1795996800")
-        .args(["--config", "rgate.yaml"])
-        .args(args);
-    run(c)
+    TestProject::new()
+        .with_file("gold.json", gold.to_string())
+        .with_file("base.jsonl", base)
+        .with_file("cur.jsonl", cur)
+        .with_file(
+            "rgate.yaml",
+            "gold: gold.json\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: cur.jsonl\ngate:\n  resamples: 1000\n  rules:\n    - metric: recall@10\n      max_drop: 0.01\n      strata: all\n",
+        )
+        .with_args(&["--config", "rgate.yaml"])
+        .with_env("SOURCE_DATE_EPOCH", "1795996800")
 }
 
 /// No raw control or bidi character (bar the report's own line breaks and,
@@ -96,10 +88,9 @@ fn assert_neutral(what: &str, text: &str, tabs: bool) {
     }
 }
 
-fn recorded() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    project(dir.path());
-    let o = rgate(dir.path(), &["baseline", "update", "--run", "r=base.jsonl"]);
+fn recorded() -> TestProject {
+    let dir = project();
+    let o = dir.run(&["baseline", "update", "--run", "r=base.jsonl"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     dir
 }
@@ -107,7 +98,7 @@ fn recorded() -> tempfile::TempDir {
 #[test]
 fn gate_table_shows_escapes() {
     let dir = recorded();
-    let o = rgate(dir.path(), &["gate"]);
+    let o = dir.run(&["gate"]);
     assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
     assert_neutral("table", &o.stdout, false);
     assert_neutral("table stderr", &o.stderr, false);
@@ -123,7 +114,7 @@ fn gate_table_shows_escapes() {
 #[test]
 fn gate_markdown_is_text_not_markup() {
     let dir = recorded();
-    let o = rgate(dir.path(), &["gate", "--format", "markdown"]);
+    let o = dir.run(&["gate", "--format", "markdown"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert_neutral("markdown", &o.stdout, false);
     let md = &o.stdout;
@@ -143,7 +134,7 @@ fn gate_markdown_is_text_not_markup() {
 #[test]
 fn gate_junit_is_well_formed() {
     let dir = recorded();
-    let o = rgate(dir.path(), &["gate", "--format", "junit"]);
+    let o = dir.run(&["gate", "--format", "junit"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert_neutral("junit", &o.stdout, false);
     let doc = roxmltree::Document::parse(&o.stdout).unwrap_or_else(|e| panic!("{e}\n{}", o.stdout));
@@ -161,11 +152,11 @@ fn gate_junit_is_well_formed() {
 #[test]
 fn gate_csv_and_json_keep_values_safe() {
     let dir = recorded();
-    let o = rgate(dir.path(), &["gate", "--format", "csv"]);
+    let o = dir.run(&["gate", "--format", "csv"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert_neutral("csv", &o.stdout, false);
     assert!(o.stdout.contains(",how\\u{7}to|*x*,"), "{}", o.stdout);
-    let o = rgate(dir.path(), &["gate", "--format", "json"]);
+    let o = dir.run(&["gate", "--format", "json"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert_neutral("json", &o.stdout, false);
     // JSON is data: the values come back exactly.
@@ -181,9 +172,9 @@ fn gate_csv_and_json_keep_values_safe() {
 #[test]
 fn report_dir_files_are_neutral() {
     let dir = recorded();
-    let o = rgate(dir.path(), &["gate", "--report-dir", "out"]);
+    let o = dir.run(&["gate", "--report-dir", "out"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
-    let read = |f: &str| fs::read_to_string(dir.path().join("out").join(f)).unwrap();
+    let read = |f: &str| fs::read_to_string(dir.root().join("out").join(f)).unwrap();
     assert_neutral("report.md", &read("report.md"), false);
     assert_neutral("report.json", &read("report.json"), false);
     roxmltree::Document::parse(&read("junit.xml")).unwrap();
@@ -191,11 +182,10 @@ fn report_dir_files_are_neutral() {
 
 #[test]
 fn eval_per_query_in_every_format() {
-    let dir = tempfile::tempdir().unwrap();
-    project(dir.path());
+    let dir = project();
     for format in ["table", "markdown", "csv", "trec", "json"] {
         let mut c = common::rgate();
-        c.current_dir(dir.path()).args([
+        c.current_dir(dir.root()).args([
             "eval",
             "--gold",
             "gold.json",
@@ -214,7 +204,7 @@ fn eval_per_query_in_every_format() {
         assert!(o.stderr.contains("q9\\u{1b}]0;pwned\\u{7}"), "{}", o.stderr);
     }
     let mut c = common::rgate();
-    c.current_dir(dir.path()).args([
+    c.current_dir(dir.root()).args([
         "eval",
         "--gold",
         "gold.json",
@@ -265,13 +255,9 @@ fn errors_quoting_a_value_are_neutral() {
 
 #[test]
 fn notes_and_history_are_neutral() {
-    let dir = tempfile::tempdir().unwrap();
-    project(dir.path());
+    let dir = project();
     let note = "fine\n::error::note <b>x</b> \x1b[2J";
-    let o = rgate(
-        dir.path(),
-        &["baseline", "update", "--run", "r=base.jsonl", "--note", note],
-    );
+    let o = dir.run(&["baseline", "update", "--run", "r=base.jsonl", "--note", note]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     for args in [
         &["baseline", "show", "r"][..],
@@ -280,26 +266,23 @@ fn notes_and_history_are_neutral() {
         &["--format", "csv", "baseline", "history", "r"],
         &["--format", "json", "baseline", "history", "r"],
     ] {
-        let o = rgate(dir.path(), args);
+        let o = dir.run(args);
         assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
         assert_neutral(&format!("{args:?}"), &o.stdout, false);
     }
-    let o = rgate(dir.path(), &["baseline", "history", "r"]);
+    let o = dir.run(&["baseline", "history", "r"]);
     assert!(
         o.stdout.contains("fine\\n::error::note <b>x</b> \\u{1b}[2J"),
         "{}",
         o.stdout
     );
-    let o = rgate(dir.path(), &["--format", "markdown", "baseline", "history", "r"]);
+    let o = dir.run(&["--format", "markdown", "baseline", "history", "r"]);
     assert!(
         o.stdout.contains("fine\\n::error::note &lt;b&gt;x&lt;/b&gt;"),
         "{}",
         o.stdout
     );
-    let o = rgate(
-        dir.path(),
-        &["gate", "--run", "r=base.jsonl", "--format", "markdown"],
-    );
+    let o = dir.run(&["gate", "--run", "r=base.jsonl", "--format", "markdown"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_neutral("gate markdown", &o.stdout, false);
     assert!(

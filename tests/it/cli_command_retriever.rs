@@ -2,24 +2,22 @@
 //! process group killed), and outputs of megabytes on both pipes.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{rgate, run};
+use common::TestProject;
 
 /// A project whose config (in `config/`) names one command retriever and
 /// whose gold set has `n` queries q1..qn, each answered by d<i>.
-fn project(dir: &Path, n: usize, command: &str, timeout_s: f64) {
-    std::fs::create_dir_all(dir.join("config")).unwrap();
-    std::fs::write(
-        dir.join("config/rgate.yaml"),
+fn project(p: &TestProject, n: usize, command: &str, timeout_s: f64) {
+    p.write(
+        "config/rgate.yaml",
         format!(
             "gold: gold.jsonl\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: cmd\n    command: {command}\n    timeout_s: {timeout_s}\n"
         ),
-    )
-    .unwrap();
+    );
     let mut gold = String::new();
     for i in 1..=n {
         gold += &format!(
@@ -27,15 +25,11 @@ fn project(dir: &Path, n: usize, command: &str, timeout_s: f64) {
             i % 2
         );
     }
-    std::fs::write(dir.join("config/gold.jsonl"), gold).unwrap();
+    p.write("config/gold.jsonl", gold);
 }
 
-fn record(dir: &Path) -> common::Out {
-    run({
-        let mut c = rgate();
-        c.args(["baseline", "update", "--note", "x"]).current_dir(dir);
-        c
-    })
+fn record(p: &TestProject) -> common::Out {
+    p.run(&["baseline", "update", "--note", "x"])
 }
 
 fn recall(dir: &Path) -> f64 {
@@ -52,18 +46,18 @@ fn recall(dir: &Path) -> f64 {
 
 #[test]
 fn queries_in_results_out_in_the_config_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let tmp = TestProject::new();
+    let dir = tmp.root();
     // Keeps what it read (in its working directory), answers q1 and q2
     // right and q3 wrong: recall@10 = 2/3.
     let script = r#"tee seen.jsonl | sed -E 's/.*"query_id":"q([0-9]+)".*/{"query_id":"q\1","results":["d\1"]}/' | sed 's/"d3"/"x"/'"#;
     project(
-        dir,
+        &tmp,
         3,
         &format!("[sh, -c, {}]", serde_json::to_string(script).unwrap()),
         10.0,
     );
-    let o = record(dir);
+    let o = record(&tmp);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!((recall(dir) - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(
@@ -76,15 +70,14 @@ fn queries_in_results_out_in_the_config_directory() {
 
 #[test]
 fn a_failing_command_is_exit_2_with_its_stderr() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let tmp = TestProject::new();
     project(
-        dir,
+        &tmp,
         2,
         r#"[sh, -c, "cat > /dev/null; echo first >&2; echo 'model not found' >&2; exit 3"]"#,
         10.0,
     );
-    let o = record(dir);
+    let o = record(&tmp);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("failed (exit status: 3)"), "{}", o.stderr);
     assert!(
@@ -96,19 +89,19 @@ fn a_failing_command_is_exit_2_with_its_stderr() {
 
     // Malformed output is an error too, with the stderr tail.
     project(
-        dir,
+        &tmp,
         2,
         r#"[sh, -c, "cat > /dev/null; echo warming up >&2; echo not a run"]"#,
         10.0,
     );
-    let o = record(dir);
+    let o = record(&tmp);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("is not a run"), "{}", o.stderr);
     assert!(o.stderr.contains("warming up"), "{}", o.stderr);
 
     // A program that does not exist.
-    project(dir, 2, "[no-such-program-rgate-test]", 10.0);
-    let o = record(dir);
+    project(&tmp, 2, "[no-such-program-rgate-test]", 10.0);
+    let o = record(&tmp);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
         o.stderr.contains("cannot run `no-such-program-rgate-test`"),
@@ -132,17 +125,17 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn a_timeout_kills_the_command_and_its_children() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let tmp = TestProject::new();
+    let dir = tmp.root();
     // The command starts a grandchild that holds stdout open, then waits.
     project(
-        dir,
+        &tmp,
         2,
         r#"[sh, -c, "sleep 30 & echo $! > grandchild.pid; wait"]"#,
         1.0,
     );
     let t = Instant::now();
-    let o = record(dir);
+    let o = record(&tmp);
     let took = t.elapsed();
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(took < Duration::from_secs(10), "took {took:?}");
@@ -161,20 +154,20 @@ fn a_timeout_kills_the_command_and_its_children() {
 
 #[test]
 fn megabytes_on_every_pipe_do_not_deadlock() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    let tmp = TestProject::new();
+    let dir = tmp.root();
     // 5,000 queries (~300 KB on stdin, more than a pipe holds). Before
     // reading any of it the command writes ~5 MB on stderr and a ~4 MB
     // ranking for q1 whose one relevant chunk comes last; then it answers
     // every other query right. recall@10 = 4999/5000.
     let script = r#"head -c 5000000 /dev/zero | tr '\0' e >&2; awk 'BEGIN { printf "{\"query_id\":\"q1\",\"results\":["; for (i = 0; i < 400000; i++) printf "\"x%d\",", i; print "\"d1\"]}" }'; sed -E 's/.*"query_id":"q([0-9]+)".*/{"query_id":"q\1","results":["d\1"]}/' | grep -v '"q1"'"#;
     project(
-        dir,
+        &tmp,
         5000,
         &format!("[sh, -c, {}]", serde_json::to_string(script).unwrap()),
         60.0,
     );
-    let o = record(dir);
+    let o = record(&tmp);
     assert_eq!(o.code, 0, "{}", &o.stderr[..o.stderr.len().min(2000)]);
     assert!((recall(dir) - 4999.0 / 5000.0).abs() < 1e-12, "{}", recall(dir));
 }

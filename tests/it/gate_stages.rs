@@ -14,12 +14,11 @@
 //!   candidates (`n20` in its place): candidates:recall@20 drops by the
 //!   same amounts, and every flip is lost in retrieval.
 
-mod common;
+use crate::common;
 
 use std::fs;
-use std::path::PathBuf;
 
-use common::{run, Out};
+use common::TestProject;
 use serde_json::Value;
 
 const CONFIG: &str = "gold: gold.yaml
@@ -85,51 +84,27 @@ fn final_run(drop: impl Fn(usize) -> bool) -> String {
     format!("{{{}}}\n", rows.join(",\n"))
 }
 
-struct Project {
-    dir: tempfile::TempDir,
+fn project() -> TestProject {
+    TestProject::new()
+        .with_file("rgate.yaml", CONFIG)
+        .with_file("gold.yaml", gold(|q| format!("r{q:02}")))
+        .with_file("candidates.json", candidates(|_| false))
+        .with_file("final.json", final_run(|_| false))
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800")
 }
 
-impl Project {
-    fn new() -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        let p = Project { dir };
-        p.write("rgate.yaml", CONFIG);
-        p.write("gold.yaml", &gold(|q| format!("r{q:02}")));
-        p.write("candidates.json", &candidates(|_| false));
-        p.write("final.json", &final_run(|_| false));
-        p
-    }
+fn record(p: &TestProject) {
+    let o = p.run(&["baseline", "update"]);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+}
 
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        fs::write(self.path(rel), text).unwrap();
-    }
-
-    fn rgate(&self, args: &[&str]) -> Out {
-        let mut c = common::rgate();
-        c.current_dir(self.dir.path())
-            .env("SOURCE_DATE_EPOCH", "1795996800")
-            .arg("--config")
-            .arg(self.path("rgate.yaml"))
-            .args(args);
-        run(c)
-    }
-
-    fn record(&self) {
-        let o = self.rgate(&["baseline", "update"]);
-        assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
-    }
-
-    fn gate_json(&self, args: &[&str]) -> (i32, Value) {
-        let mut a = vec!["gate", "--format", "json"];
-        a.extend_from_slice(args);
-        let o = self.rgate(&a);
-        assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
-        (o.code, serde_json::from_str(&o.stdout).unwrap())
-    }
+fn gate_json(p: &TestProject, args: &[&str]) -> (i32, Value) {
+    let mut a = vec!["gate", "--format", "json"];
+    a.extend_from_slice(args);
+    let o = p.run(&a);
+    assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
+    (o.code, serde_json::from_str(&o.stdout).unwrap())
 }
 
 fn retriever<'a>(v: &'a Value, name: &str) -> &'a Value {
@@ -173,10 +148,10 @@ fn pair(m: &str, s: &str) -> (String, String) {
 
 #[test]
 fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
-    let p = Project::new();
-    p.record();
-    p.write("final.json", &final_run(|q| q < 12));
-    let (code, v) = p.gate_json(&["reranked"]);
+    let p = project();
+    record(&p);
+    p.write("final.json", final_run(|q| q < 12));
+    let (code, v) = gate_json(&p, &["reranked"]);
     assert_eq!(code, 1);
     let r = retriever(&v, "reranked");
     assert_eq!(
@@ -203,7 +178,7 @@ fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
     assert_eq!(st["ceiling"]["hit_rate@3"]["all"]["ratio"], 0.7);
 
     // The summary's first words name the stage, in every report.
-    let o = p.rgate(&["gate", "reranked"]);
+    let o = p.run(&["gate", "reranked"]);
     assert_eq!(o.code, 1);
     let line = o
         .stdout
@@ -242,7 +217,7 @@ fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
         "{}",
         o.stdout
     );
-    let o = p.rgate(&["gate", "reranked", "--format", "markdown"]);
+    let o = p.run(&["gate", "reranked", "--format", "markdown"]);
     assert!(o.stdout.contains("| hit_rate@3 | how-to |"), "{}", o.stdout);
     assert!(
         o.stdout.contains(
@@ -255,7 +230,7 @@ fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
 
     // The retriever without candidates scores no candidates: metric and
     // has no stages; its flips carry no lost_in.
-    let (_, v) = p.gate_json(&["plain"]);
+    let (_, v) = gate_json(&p, &["plain"]);
     let plain = retriever(&v, "plain");
     assert!(plain["stages"].is_null());
     assert!(plain["checks"]
@@ -268,11 +243,11 @@ fn a_broken_reranker_fails_only_final_checks_and_says_so_first() {
 
 #[test]
 fn a_broken_retrieval_fails_candidates_checks_with_flips_lost_in_retrieval() {
-    let p = Project::new();
-    p.record();
-    p.write("candidates.json", &candidates(|q| q < 12));
-    p.write("final.json", &final_run(|q| q < 12));
-    let (code, v) = p.gate_json(&["reranked"]);
+    let p = project();
+    record(&p);
+    p.write("candidates.json", candidates(|q| q < 12));
+    p.write("final.json", final_run(|q| q < 12));
+    let (code, v) = gate_json(&p, &["reranked"]);
     assert_eq!(code, 1);
     let r = retriever(&v, "reranked");
     let f = failed(r);
@@ -284,7 +259,7 @@ fn a_broken_retrieval_fails_candidates_checks_with_flips_lost_in_retrieval() {
         r["stages"]["losses"],
         serde_json::json!([{"stage": "retrieval", "more": 12, "strata": {"how-to": 12}}])
     );
-    let o = p.rgate(&["gate", "reranked"]);
+    let o = p.run(&["gate", "reranked"]);
     assert!(
         o.stdout
             .contains("FAIL reranked: 12 more queries missed by retrieval (how-to); "),
@@ -296,8 +271,8 @@ fn a_broken_retrieval_fails_candidates_checks_with_flips_lost_in_retrieval() {
 
 #[test]
 fn the_baseline_stores_both_stages_and_is_rescored_after_a_gold_change() {
-    let p = Project::new();
-    p.record();
+    let p = project();
+    record(&p);
     let b: Value =
         serde_json::from_str(&fs::read_to_string(p.path("baselines/reranked.json")).unwrap()).unwrap();
     // The final ranking to the final metrics' depth, the candidates whole.
@@ -323,9 +298,9 @@ fn the_baseline_stores_both_stages_and_is_rescored_after_a_gold_change() {
     // stored values it would report 10 flips and fail.
     p.write(
         "gold.yaml",
-        &gold(|q| if q < 10 { "z".into() } else { format!("r{q:02}") }),
+        gold(|q| if q < 10 { "z".into() } else { format!("r{q:02}") }),
     );
-    let (code, v) = p.gate_json(&["reranked"]);
+    let (code, v) = gate_json(&p, &["reranked"]);
     assert_eq!(code, 0, "{v:#}");
     let r = retriever(&v, "reranked");
     assert_eq!(r["gold_changed"], true);
@@ -349,10 +324,10 @@ fn the_baseline_stores_both_stages_and_is_rescored_after_a_gold_change() {
 
 #[test]
 fn candidates_overrides_and_their_errors() {
-    let p = Project::new();
-    p.write("cands2.json", &candidates(|q| q < 12));
-    p.record();
-    let (code, v) = p.gate_json(&["reranked", "--candidates", "reranked=cands2.json"]);
+    let p = project();
+    p.write("cands2.json", candidates(|q| q < 12));
+    record(&p);
+    let (code, v) = gate_json(&p, &["reranked", "--candidates", "reranked=cands2.json"]);
     assert_eq!(code, 1);
     let r = retriever(&v, "reranked");
     assert!(r["stages"]["candidates"]
@@ -373,7 +348,7 @@ fn candidates_overrides_and_their_errors() {
     assert_eq!(warned.len(), 1, "{:#}", r["warnings"]);
     assert!(warned[0].as_str().unwrap().contains("12 chunks in 12 queries"));
 
-    let o = p.rgate(&["gate", "reranked", "--candidates", "plain=cands2.json"]);
+    let o = p.run(&["gate", "reranked", "--candidates", "plain=cands2.json"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
@@ -386,8 +361,8 @@ fn candidates_overrides_and_their_errors() {
     let few: Value = serde_json::from_str(&candidates(|_| false)).unwrap();
     let mut few = few.as_object().unwrap().clone();
     few.remove("q07");
-    p.write("few.json", &Value::Object(few).to_string());
-    let o = p.rgate(&["gate", "reranked", "--candidates", "reranked=few.json"]);
+    p.write("few.json", Value::Object(few).to_string());
+    let o = p.run(&["gate", "reranked", "--candidates", "reranked=few.json"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
         o.stderr
@@ -406,11 +381,11 @@ fn candidates_overrides_and_their_errors() {
 #[cfg(unix)]
 #[test]
 fn candidates_from_a_command() {
-    let p = Project::new();
+    let p = project();
     let script = r#"sed -E 's/.*"query_id":"q([0-9]+)".*/{"query_id":"q\1","results":["x1","r\1"]}/'"#;
     p.write(
         "rgate.yaml",
-        &CONFIG.replace(
+        CONFIG.replace(
             "    candidates: candidates.json\n",
             &format!(
                 "    candidates: [sh, -c, {}]\n    timeout_s: 30\n",
@@ -418,7 +393,7 @@ fn candidates_from_a_command() {
             ),
         ),
     );
-    let o = p.rgate(&["baseline", "update", "reranked", "--format", "json"]);
+    let o = p.run(&["baseline", "update", "reranked", "--format", "json"]);
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     let r = retriever(&v, "reranked");
@@ -444,7 +419,7 @@ fn candidates_from_a_command() {
         serde_json::json!(["x1", "r07"])
     );
     assert_eq!(b["aggregates"]["all"]["candidates:recall@20"], 1.0);
-    let o = p.rgate(&["baseline", "show", "reranked"]);
+    let o = p.run(&["baseline", "show", "reranked"]);
     assert!(
         o.stdout
             .contains("rankings kept to depth 3 · candidate lists kept whole\n"),

@@ -6,8 +6,6 @@
 
 #![cfg(unix)]
 
-mod common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,39 +13,23 @@ use std::time::{Duration, Instant};
 
 use rgate::baseline::{Lock, Store};
 
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+use crate::common::TestProject;
 
 /// The demo's gold set and runs with a cheap gate (few resamples: these
 /// tests are about files, not statistics) and a short lock timeout.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let demo = dir.path().join("demo");
-    fs::create_dir_all(demo.join("runs")).unwrap();
-    fs::copy(repo("config/demo/gold.yaml"), demo.join("gold.yaml")).unwrap();
-    for r in ["hybrid", "hybrid-regressed"] {
-        fs::copy(
-            repo(&format!("config/demo/runs/{r}.jsonl")),
-            demo.join(format!("runs/{r}.jsonl")),
+fn project() -> TestProject {
+    TestProject::demo(&["hybrid", "hybrid-regressed"])
+        .with_file(
+            "rgate.yaml",
+            "gold: demo/gold.yaml\nbaselines: store\nmetrics: [recall@10, ndcg@10]\nretrievers:\n  - name: hybrid\n    run: demo/runs/hybrid.jsonl\ngate:\n  resamples: 200\n  lock_timeout_s: 20\n",
         )
-        .unwrap();
-    }
-    fs::write(
-        dir.path().join("rgate.yaml"),
-        "gold: demo/gold.yaml\nbaselines: store\nmetrics: [recall@10, ndcg@10]\nretrievers:\n  - name: hybrid\n    run: demo/runs/hybrid.jsonl\ngate:\n  resamples: 200\n  lock_timeout_s: 20\n",
-    )
-    .unwrap();
-    dir
+        .with_args(&["--config", "rgate.yaml"])
+        .with_env("GITHUB_SHA", "0123456789abcdef")
 }
 
-fn update(dir: &Path, note: &str, run: &str) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rgate"));
-    c.current_dir(dir)
-        .env_remove("RGATE_CONFIG")
-        .env("GITHUB_SHA", "0123456789abcdef")
-        .env("NO_COLOR", "1")
-        .args(["--config", "rgate.yaml", "baseline", "update", "hybrid"])
+fn update(p: &TestProject, note: &str, run: &str) -> Command {
+    let mut c = p.command();
+    c.args(["baseline", "update", "hybrid"])
         .args(["--run", &format!("hybrid=demo/runs/{run}.jsonl")])
         .args(["--allow-regression", "--note", note])
         .stdout(Stdio::null())
@@ -106,15 +88,16 @@ fn update_waits_for_a_lock_held_by_another_process() {
         return;
     }
     let p = project();
-    let store = p.path().join("store");
+    let store = p.root().join("store");
     fs::create_dir_all(&store).unwrap();
+    // This test's name in the test binary: its path without the crate's.
+    let me = concat!(
+        module_path!(),
+        "::update_waits_for_a_lock_held_by_another_process"
+    );
+    let me = me.split_once("::").map_or(me, |(_, rest)| rest);
     let mut holder = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "update_waits_for_a_lock_held_by_another_process",
-            "--test-threads",
-            "1",
-        ])
+        .args(["--exact", me, "--test-threads", "1"])
         .env(HOLDER, &store)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -128,7 +111,7 @@ fn update_waits_for_a_lock_held_by_another_process() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut waiting = update(p.path(), "after the holder", "hybrid").spawn().unwrap();
+    let mut waiting = update(&p, "after the holder", "hybrid").spawn().unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         waiting.try_wait().unwrap().is_none(),
@@ -151,11 +134,11 @@ fn update_waits_for_a_lock_held_by_another_process() {
         "{stderr}"
     );
     assert_eq!(
-        notes(p.path()),
+        notes(p.root()),
         (Some("after the holder".into()), vec!["after the holder".into()])
     );
     assert_eq!(
-        files(p.path()),
+        files(p.root()),
         ["holder-ready", "hybrid.history.jsonl", "hybrid.json"]
     );
 }
@@ -167,18 +150,18 @@ fn update_waits_for_a_lock_held_by_another_process() {
 #[test]
 fn killed_updates_never_block_the_next_or_lose_its_history() {
     let p = project();
-    let (code, stderr) = finish(update(p.path(), "first", "hybrid").spawn().unwrap());
+    let (code, stderr) = finish(update(&p, "first", "hybrid").spawn().unwrap());
     assert_eq!(code, 0, "{stderr}");
     // How long one update takes here, to spread the kills over it.
     let t = Instant::now();
-    let (code, stderr) = finish(update(p.path(), "second", "hybrid-regressed").spawn().unwrap());
+    let (code, stderr) = finish(update(&p, "second", "hybrid-regressed").spawn().unwrap());
     assert_eq!(code, 0, "{stderr}");
     let span = t.elapsed().as_micros().max(1000) as u64;
-    let store = Store::new(p.path().join("store"));
+    let store = Store::new(p.root().join("store"));
     let mut completed = 0;
     for i in 0..40u64 {
         let run = if i % 2 == 0 { "hybrid" } else { "hybrid-regressed" };
-        let mut child = update(p.path(), &format!("kill {i}"), run).spawn().unwrap();
+        let mut child = update(&p, &format!("kill {i}"), run).spawn().unwrap();
         // Kill points from early start-up to past the end, in a scrambled
         // but fixed order.
         let at = span * ((i * 37) % 41) / 36;
@@ -197,14 +180,14 @@ fn killed_updates_never_block_the_next_or_lose_its_history() {
             .unwrap();
         assert!(t.elapsed() < Duration::from_secs(2));
         drop(lock);
-        let (baseline, history) = notes(p.path());
+        let (baseline, history) = notes(p.root());
         assert_eq!(
             baseline.as_deref(),
             history.last().map(String::as_str),
             "after kill {i} the baseline and the history disagree: {history:?}"
         );
         assert_eq!(
-            files(p.path()),
+            files(p.root()),
             ["hybrid.history.jsonl", "hybrid.json"],
             "after kill {i}"
         );
@@ -212,9 +195,9 @@ fn killed_updates_never_block_the_next_or_lose_its_history() {
     // The kills landed at different points: some updates finished, some
     // did not.
     assert!(completed < 40, "no update was killed");
-    let (code, stderr) = finish(update(p.path(), "last", "hybrid").spawn().unwrap());
+    let (code, stderr) = finish(update(&p, "last", "hybrid").spawn().unwrap());
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(notes(p.path()).0.as_deref(), Some("last"));
+    assert_eq!(notes(p.root()).0.as_deref(), Some("last"));
 }
 
 /// Several updates at once: each waits its turn and succeeds; every one
@@ -225,18 +208,18 @@ fn concurrent_updates_queue_and_all_succeed() {
     let children: Vec<Child> = (0..6)
         .map(|i| {
             let run = if i % 2 == 0 { "hybrid" } else { "hybrid-regressed" };
-            update(p.path(), &format!("job {i}"), run).spawn().unwrap()
+            update(&p, &format!("job {i}"), run).spawn().unwrap()
         })
         .collect();
     for c in children {
         let (code, stderr) = finish(c);
         assert_eq!(code, 0, "{stderr}");
     }
-    let (baseline, mut history) = notes(p.path());
+    let (baseline, mut history) = notes(p.root());
     assert_eq!(baseline.as_deref(), history.last().map(String::as_str));
     history.sort();
     assert_eq!(history, (0..6).map(|i| format!("job {i}")).collect::<Vec<_>>());
-    assert_eq!(files(p.path()), ["hybrid.history.jsonl", "hybrid.json"]);
+    assert_eq!(files(p.root()), ["hybrid.history.jsonl", "hybrid.json"]);
 }
 
 /// A history file that is a symbolic link is refused (exit 2), and the
@@ -244,12 +227,12 @@ fn concurrent_updates_queue_and_all_succeed() {
 #[test]
 fn a_symlinked_history_is_refused() {
     let p = project();
-    let store = p.path().join("store");
+    let store = p.root().join("store");
     fs::create_dir_all(&store).unwrap();
-    let outside = p.path().join("outside.txt");
+    let outside = p.root().join("outside.txt");
     fs::write(&outside, "mine\n").unwrap();
     std::os::unix::fs::symlink(&outside, store.join("hybrid.history.jsonl")).unwrap();
-    let (code, stderr) = finish(update(p.path(), "x", "hybrid").spawn().unwrap());
+    let (code, stderr) = finish(update(&p, "x", "hybrid").spawn().unwrap());
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains(

@@ -1,22 +1,12 @@
 //! The gate's whole life cycle, end to end: record, pass, fail, improve,
 //! refuse, accept with a note, history, malformed input, gold fixes.
 
-mod common;
+use crate::common;
 
 use std::fs;
-use std::path::PathBuf;
 
-use common::{run, Out};
+use common::{repo, run, TestProject};
 use serde_json::Value;
-
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// A scratch project: the demo gold set and runs, a config, no baselines.
-struct Project {
-    dir: tempfile::TempDir,
-}
 
 const CONFIG: &str = "gold: demo/gold.yaml
 baselines: demo/baselines
@@ -39,51 +29,13 @@ gate:
       strata: overall
 ";
 
-impl Project {
-    fn new() -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        let demo = dir.path().join("demo");
-        fs::create_dir_all(demo.join("runs")).unwrap();
-        fs::copy(repo("config/demo/gold.yaml"), demo.join("gold.yaml")).unwrap();
-        for r in ["bm25", "hybrid", "hybrid-regressed"] {
-            fs::copy(
-                repo(&format!("config/demo/runs/{r}.jsonl")),
-                demo.join(format!("runs/{r}.jsonl")),
-            )
-            .unwrap();
-        }
-        fs::write(dir.path().join("rgate.yaml"), CONFIG).unwrap();
-        Project { dir }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn rgate(&self, args: &[&str]) -> Out {
-        let mut c = common::rgate();
-        c.current_dir(self.dir.path())
-            .env("SOURCE_DATE_EPOCH", "1795996800")
-            .env("GITHUB_SHA", "0123456789abcdef")
-            .arg("--config")
-            .arg(self.path("rgate.yaml"))
-            .args(args);
-        run(c)
-    }
-
-    fn json(&self, args: &[&str]) -> (i32, Value) {
-        let mut a = vec!["--format", "json"];
-        a.extend_from_slice(args);
-        let o = self.rgate(&a);
-        (
-            o.code,
-            serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", o.stdout, o.stderr)),
-        )
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.path(rel)).unwrap()
-    }
+/// A scratch project: the demo gold set and runs, a config, no baselines.
+fn project() -> TestProject {
+    TestProject::demo(&["bm25", "hybrid", "hybrid-regressed"])
+        .with_file("rgate.yaml", CONFIG)
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800")
+        .with_env("GITHUB_SHA", "0123456789abcdef")
 }
 
 fn retriever<'a>(v: &'a Value, name: &str) -> &'a Value {
@@ -106,11 +58,11 @@ fn check<'a>(r: &'a Value, metric: &str, stratum: &str) -> &'a Value {
 
 #[test]
 fn no_baseline_passes_with_advice_unless_required() {
-    let p = Project::new();
+    let p = project();
     // The directory exists (a missing one is an error: see
     // missing_baseline_directory_is_an_error); the retrievers' files do not.
     fs::create_dir_all(p.path("demo/baselines")).unwrap();
-    let o = p.rgate(&["gate"]);
+    let o = p.run(&["gate"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.starts_with("rgate gate: PASS"), "{}", o.stdout);
     assert!(
@@ -119,7 +71,7 @@ fn no_baseline_passes_with_advice_unless_required() {
         "{}",
         o.stdout
     );
-    let o = p.rgate(&["gate", "--require-baseline"]);
+    let o = p.run(&["gate", "--require-baseline"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr.contains("no baseline for `bm25` (--require-baseline)"),
@@ -136,8 +88,8 @@ fn no_baseline_passes_with_advice_unless_required() {
 
 #[test]
 fn record_then_pass_with_spec_keys() {
-    let p = Project::new();
-    let o = p.rgate(&["baseline", "update", "--note", "first"]);
+    let p = project();
+    let o = p.run(&["baseline", "update", "--note", "first"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stderr.contains("recorded baseline for `hybrid`"),
@@ -187,8 +139,8 @@ fn record_then_pass_with_spec_keys() {
 
 #[test]
 fn single_stratum_regression_fails_with_flipped_queries() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
     let (code, v) = p.json(&[
         "gate",
         "hybrid",
@@ -215,7 +167,7 @@ fn single_stratum_regression_fails_with_flipped_queries() {
         .any(|f| f["query_id"] == "q-005" && f["text"] == "LMN-4290"));
 
     // The table leads with the verdict and names what failed.
-    let o = p.rgate(&[
+    let o = p.run(&[
         "gate",
         "hybrid",
         "--run",
@@ -244,8 +196,8 @@ fn single_stratum_regression_fails_with_flipped_queries() {
 
 #[test]
 fn improvement_is_reported_and_passes() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "bm25"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "bm25"]).code, 0);
     let (code, v) = p.json(&["gate", "bm25", "--run", "bm25=demo/runs/hybrid.jsonl"]);
     assert_eq!(code, 0);
     let b = retriever(&v, "bm25");
@@ -256,11 +208,11 @@ fn improvement_is_reported_and_passes() {
 
 #[test]
 fn update_refused_then_accepted_with_note() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid", "--note", "v1"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid", "--note", "v1"]).code, 0);
     let before = p.read("demo/baselines/hybrid.json");
 
-    let o = p.rgate(&[
+    let o = p.run(&[
         "baseline",
         "update",
         "hybrid",
@@ -278,7 +230,7 @@ fn update_refused_then_accepted_with_note() {
     assert_eq!(p.read("demo/baselines/hybrid.json"), before);
     assert_eq!(p.read("demo/baselines/hybrid.history.jsonl").lines().count(), 1);
 
-    let o = p.rgate(&[
+    let o = p.run(&[
         "baseline",
         "update",
         "hybrid",
@@ -293,7 +245,7 @@ fn update_refused_then_accepted_with_note() {
         o.stderr
     );
 
-    let o = p.rgate(&[
+    let o = p.run(&[
         "baseline",
         "update",
         "hybrid",
@@ -311,7 +263,7 @@ fn update_refused_then_accepted_with_note() {
     assert!(hist.lines().nth(1).unwrap().contains("regression accepted"));
 
     // The regressed run is now the baseline: gating it passes.
-    let o = p.rgate(&[
+    let o = p.run(&[
         "gate",
         "hybrid",
         "--run",
@@ -322,10 +274,10 @@ fn update_refused_then_accepted_with_note() {
 
 #[test]
 fn history_table_json_and_plot() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid", "--note", "v1"]).code, 0);
-    assert_eq!(p.rgate(&["gate", "hybrid", "--record"]).code, 0);
-    let o = p.rgate(&[
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid", "--note", "v1"]).code, 0);
+    assert_eq!(p.run(&["gate", "hybrid", "--record"]).code, 0);
+    let o = p.run(&[
         "gate",
         "hybrid",
         "--record",
@@ -333,7 +285,7 @@ fn history_table_json_and_plot() {
         "hybrid=demo/runs/hybrid-regressed.jsonl",
     ]);
     assert_eq!(o.code, 1);
-    let o = p.rgate(&["baseline", "history", "hybrid", "--plot", "trend.svg"]);
+    let o = p.run(&["baseline", "history", "hybrid", "--plot", "trend.svg"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stdout.contains("history of `hybrid` (3 entries"),
@@ -350,7 +302,7 @@ fn history_table_json_and_plot() {
     assert_eq!(v["history"].as_array().unwrap().len(), 3);
     assert_eq!(v["history"][2]["verdict"], "fail");
 
-    let o = p.rgate(&["baseline", "show", "hybrid"]);
+    let o = p.run(&["baseline", "show", "hybrid"]);
     assert_eq!(o.code, 0);
     assert!(
         o.stdout
@@ -363,14 +315,14 @@ fn history_table_json_and_plot() {
 
 #[test]
 fn malformed_inputs_exit_2_and_overwrite_nothing() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
     fs::write(
         p.path("bad.jsonl"),
         "{\"query_id\": \"q-001\", \"results\": [\"a\"]}\n{\"query_id\": \"q-002\", \"results\": 7}\n",
     )
     .unwrap();
-    let o = p.rgate(&["gate", "hybrid", "--run", "hybrid=bad.jsonl"]);
+    let o = p.run(&["gate", "hybrid", "--run", "hybrid=bad.jsonl"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
@@ -383,28 +335,28 @@ fn malformed_inputs_exit_2_and_overwrite_nothing() {
     // A corrupt baseline is named, and an update leaves it as it is.
     let corrupt = "{\"schema_version\": 1, \"retriever\": \"hybrid\",\n";
     fs::write(p.path("demo/baselines/hybrid.json"), corrupt).unwrap();
-    let o = p.rgate(&["gate", "hybrid"]);
+    let o = p.run(&["gate", "hybrid"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr.contains("hybrid.json:2: corrupt baseline"),
         "{}",
         o.stderr
     );
-    let o = p.rgate(&["baseline", "update", "hybrid"]);
+    let o = p.run(&["baseline", "update", "hybrid"]);
     assert_eq!(o.code, 2);
     assert_eq!(p.read("demo/baselines/hybrid.json"), corrupt);
 
     // A newer schema is refused, not rewritten.
     let newer = "{\"schema_version\": 99}\n";
     fs::write(p.path("demo/baselines/hybrid.json"), newer).unwrap();
-    let o = p.rgate(&["baseline", "update", "hybrid"]);
+    let o = p.run(&["baseline", "update", "hybrid"]);
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("schema_version 99 is newer"), "{}", o.stderr);
     assert_eq!(p.read("demo/baselines/hybrid.json"), newer);
 
     // Unknown config keys name the nearest valid one.
     fs::write(p.path("rgate.yaml"), CONFIG.replace("baselines:", "baseline:")).unwrap();
-    let o = p.rgate(&["gate"]);
+    let o = p.run(&["gate"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
@@ -417,13 +369,13 @@ fn malformed_inputs_exit_2_and_overwrite_nothing() {
 
 #[test]
 fn path_like_retriever_names_are_refused() {
-    let p = Project::new();
+    let p = project();
     fs::write(
         p.path("rgate.yaml"),
         CONFIG.replace("name: bm25", "name: ../../etc/bm25"),
     )
     .unwrap();
-    let o = p.rgate(&["gate"]);
+    let o = p.run(&["gate"]);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
@@ -431,20 +383,20 @@ fn path_like_retriever_names_are_refused() {
         "{}",
         o.stderr
     );
-    let p = Project::new();
+    let p = project();
     for name in ["../hybrid", "a/b", ".hidden"] {
-        let o = p.rgate(&["baseline", "show", name]);
+        let o = p.run(&["baseline", "show", name]);
         assert_eq!(o.code, 2, "{name}");
         assert!(o.stderr.contains("is not allowed"), "{}", o.stderr);
     }
-    let o = p.rgate(&["gate", "nope"]);
+    let o = p.run(&["gate", "nope"]);
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("no retriever named `nope`"), "{}", o.stderr);
 }
 
 /// Rewrites the gold set: every identifier-lookup query's labels move to a
 /// chunk no run retrieves, and one new query is added.
-fn fix_labels(p: &Project) {
+fn fix_labels(p: &TestProject) {
     let text = p.read("demo/gold.yaml");
     let mut v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
     let qs = v["queries"].as_sequence_mut().unwrap();
@@ -464,8 +416,8 @@ fn fix_labels(p: &Project) {
 
 #[test]
 fn gold_label_fix_after_baseline_is_no_false_alarm() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
     fix_labels(&p);
     let (code, v) = p.json(&["gate", "hybrid"]);
     assert_eq!(code, 0, "{v}");
@@ -489,17 +441,17 @@ fn gold_label_fix_after_baseline_is_no_false_alarm() {
 
 #[test]
 fn reruns_are_byte_identical() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
     for fmt in ["table", "json", "markdown", "csv", "junit"] {
-        let a = p.rgate(&[
+        let a = p.run(&[
             "--format",
             fmt,
             "gate",
             "--run",
             "hybrid=demo/runs/hybrid-regressed.jsonl",
         ]);
-        let b = p.rgate(&[
+        let b = p.run(&[
             "--format",
             fmt,
             "gate",
@@ -514,9 +466,9 @@ fn reruns_are_byte_identical() {
 
 #[test]
 fn report_dir_gets_markdown_json_and_junit() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update"]).code, 0);
-    let o = p.rgate(&[
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    let o = p.run(&[
         "gate",
         "--report-dir",
         "out",
@@ -537,8 +489,8 @@ fn report_dir_gets_markdown_json_and_junit() {
 
 #[test]
 fn gold_validate_and_stats() {
-    let p = Project::new();
-    let o = p.rgate(&["gold", "validate"]);
+    let p = project();
+    let o = p.run(&["gold", "validate"]);
     assert_eq!(o.code, 0, "{}", o.stdout);
     assert!(o.stdout.ends_with("valid\n"), "{}", o.stdout);
     fs::write(
@@ -546,7 +498,7 @@ fn gold_validate_and_stats() {
         "queries:\n  - {id: a, text: Same text, relevant: [x]}\n  - {id: b, text: same  TEXT, relevant: {y: 0}}\n",
     )
     .unwrap();
-    let o = p.rgate(&["gold", "validate", "--gold", "g.yaml"]);
+    let o = p.run(&["gold", "validate", "--gold", "g.yaml"]);
     assert_eq!(o.code, 1, "{}", o.stdout);
     assert!(
         o.stdout.contains("error: `b`: no label with grade >= 1"),
@@ -554,11 +506,11 @@ fn gold_validate_and_stats() {
         o.stdout
     );
     assert!(o.stdout.contains("error: `b`: same text as `a`"), "{}", o.stdout);
-    let o = p.rgate(&["gold", "validate", "--gold", "missing.yaml"]);
+    let o = p.run(&["gold", "validate", "--gold", "missing.yaml"]);
     assert_eq!(o.code, 2);
 
-    assert_eq!(p.rgate(&["baseline", "update"]).code, 0);
-    let o = p.rgate(&["gold", "stats"]);
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    let o = p.run(&["gold", "stats"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("identifier-lookup"), "{}", o.stdout);
     assert!(
@@ -596,13 +548,13 @@ fn shipped_demo_passes() {
 
 #[test]
 fn run_warnings_land_in_the_report() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
     // Drop the last 5 queries from the run: they score 0 and are named.
     let text = p.read("demo/runs/hybrid.jsonl");
     let kept: Vec<&str> = text.lines().take(85).collect();
     fs::write(p.path("short.jsonl"), kept.join("\n") + "\n").unwrap();
-    let o = p.rgate(&["gate", "hybrid", "--run", "hybrid=short.jsonl"]);
+    let o = p.run(&["gate", "hybrid", "--run", "hybrid=short.jsonl"]);
     assert!(
         o.stdout
             .contains("5 of 90 gold queries are absent; they score 0 on every metric"),
@@ -610,7 +562,7 @@ fn run_warnings_land_in_the_report() {
         o.stdout
     );
     assert_eq!(o.stderr, "", "table reports carry their warnings");
-    let o = p.rgate(&["--format", "csv", "gate", "hybrid", "--run", "hybrid=short.jsonl"]);
+    let o = p.run(&["--format", "csv", "gate", "hybrid", "--run", "hybrid=short.jsonl"]);
     assert!(o.stderr.contains("warning: hybrid: "), "{}", o.stderr);
     assert!(
         o.stderr.contains("5 of 90 gold queries are absent"),
@@ -621,13 +573,13 @@ fn run_warnings_land_in_the_report() {
 
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
-    let p = Project::new();
-    assert_eq!(p.rgate(&["baseline", "update", "hybrid"]).code, 0);
-    let o = p.rgate(&["gate", "hybrid"]);
+    let p = project();
+    assert_eq!(p.run(&["baseline", "update", "hybrid"]).code, 0);
+    let o = p.run(&["gate", "hybrid"]);
     assert!(!o.stdout.contains('\x1b'), "piped output has no escape codes");
-    let o = p.rgate(&["--color", "always", "gate", "hybrid"]);
+    let o = p.run(&["--color", "always", "gate", "hybrid"]);
     // Bold (SGR 1), green (SGR 32), reset (SGR 0), one sequence each.
     assert!(o.stdout.contains("\x1b[1m\x1b[32mPASS\x1b[0m"), "{}", o.stdout);
-    let o = p.rgate(&["--color", "never", "gate", "hybrid"]);
+    let o = p.run(&["--color", "never", "gate", "hybrid"]);
     assert!(!o.stdout.contains('\x1b'));
 }

@@ -1,6 +1,6 @@
 //! `rgate eval` end to end: exit code, stdout and stderr together.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

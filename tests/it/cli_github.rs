@@ -1,11 +1,11 @@
 //! A simulated GitHub Actions run: environment variables and temp files
 //! stand in for the runner, and the test reads back what rgate wrote.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{rgate, run};
+use common::{rgate, run, TestProject};
 
 const HEAD: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -13,39 +13,32 @@ const HEAD: &str = "0123456789abcdef0123456789abcdef01234567";
 /// command property (`:` `,` `%`). Baseline: every query hit at rank 1.
 /// Candidate: q1 and q2 missed, q3 hit, q4 absent (a warning). recall@10
 /// falls from 1 to 1/4, by hand.
-fn project(dir: &Path) {
-    let w = |p: &str, t: &str| {
-        let p = dir.join(p);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, t).unwrap();
-    };
-    w(
-        "config/rgate.yaml",
-        "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: good.json\ngate:\n  max_missing: 0.25\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n",
-    );
+fn project() -> TestProject {
     let mut gold = String::from("version: 1\nqueries:\n");
     for q in 1..=4 {
         gold +=
             &format!("  - id: q{q}\n    text: t{q}\n    stratum: \"ops: a,b 100%\"\n    relevant: [d{q}]\n");
     }
-    w("config/gold.yaml", &gold);
-    w(
-        "config/good.json",
-        r#"{"q1": ["d1"], "q2": ["d2"], "q3": ["d3"], "q4": ["d4"]}"#,
-    );
-    w("config/bad.json", r#"{"q1": ["x"], "q2": ["x"], "q3": ["d3"]}"#);
-    w(
-        "event.json",
-        &format!(
-            r#"{{"pull_request": {{"head": {{"sha": "{HEAD}"}}, "merge_commit_sha": "ffffffffffffffffffffffffffffffffffffffff"}}}}"#
-        ),
-    );
-    let o = run({
-        let mut c = rgate();
-        c.args(["baseline", "update", "--note", "first"]).current_dir(dir);
-        c
-    });
+    let p = TestProject::new()
+        .with_file(
+            "config/rgate.yaml",
+            "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: good.json\ngate:\n  max_missing: 0.25\n  decision: threshold\n  rules:\n    - metric: recall@10\n      max_drop: 0.1\n",
+        )
+        .with_file("config/gold.yaml", gold)
+        .with_file(
+            "config/good.json",
+            r#"{"q1": ["d1"], "q2": ["d2"], "q3": ["d3"], "q4": ["d4"]}"#,
+        )
+        .with_file("config/bad.json", r#"{"q1": ["x"], "q2": ["x"], "q3": ["d3"]}"#)
+        .with_file(
+            "event.json",
+            format!(
+                r#"{{"pull_request": {{"head": {{"sha": "{HEAD}"}}, "merge_commit_sha": "ffffffffffffffffffffffffffffffffffffffff"}}}}"#
+            ),
+        );
+    let o = p.run(&["baseline", "update", "--note", "first"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    p
 }
 
 fn actions(dir: &Path) -> assert_cmd::Command {
@@ -82,9 +75,8 @@ fn read_outputs(text: &str) -> Vec<(String, String)> {
 
 #[test]
 fn a_failing_gate_in_actions() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    project(dir);
+    let tmp = project();
+    let dir = tmp.root();
     let o = run({
         let mut c = actions(dir);
         c.args([
@@ -162,9 +154,8 @@ fn a_failing_gate_in_actions() {
 
 #[test]
 fn a_passing_gate_in_actions_appends_and_names_the_report_dir() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    project(dir);
+    let tmp = project();
+    let dir = tmp.root();
     std::fs::write(dir.join("summary.md"), "earlier step\n").unwrap();
     let o = run({
         let mut c = actions(dir);
@@ -185,9 +176,8 @@ fn a_passing_gate_in_actions_appends_and_names_the_report_dir() {
 
 #[test]
 fn nothing_of_it_outside_actions() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    project(dir);
+    let tmp = project();
+    let dir = tmp.root();
     let o = run({
         let mut c = actions(dir);
         c.env_remove("GITHUB_ACTIONS")

@@ -2,9 +2,9 @@
 //! spellings, empty and hostile files. Each case checks the exit code and
 //! what the user reads; values are the demo's and the seed fixture's known
 //! means (seed run_a: MRR 0.6667, P@3 0.4000, worked out by hand in
-//! tests/cli_eval.rs; demo hybrid recall@10 0.8861).
+//! tests/it/cli_eval.rs; demo hybrid recall@10 0.8861).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! detected (one per form in the README's run table; a mislabelled format
 //! sends a user debugging the wrong parser) and the gold queries it missed.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

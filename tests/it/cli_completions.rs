@@ -1,7 +1,7 @@
 //! `rgate completions SHELL` and `rgate man`. The expected markers are each
 //! shell's and man(7)'s own registration syntax, not rgate's output.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -1,7 +1,7 @@
 //! `rgate init`, config discovery and `rgate hook install`, in temporary
 //! repositories.
 
-mod common;
+use crate::common;
 
 use common::{git, rgate, run};
 

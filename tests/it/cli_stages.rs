@@ -15,7 +15,7 @@
 //! - candidates:recall@4: 1, 1, 0, 1 (f has grade 0): 0.75; how-to 1.
 //! - y9 in q2's final run is not among its candidates: one warning.
 
-mod common;
+use crate::common;
 
 use common::{fixture, rgate, run};
 

@@ -1,12 +1,12 @@
 //! Calibration of the default gate, measured on simulated gates through the
-//! library (model in `tests/sim/mod.rs`; the full-size measurement is
+//! library (model in `tests/it/sim/mod.rs`; the full-size measurement is
 //! `cargo run --release --example calibrate`). Deterministic seeds, so the
 //! rates are fixed numbers; each bound fails for a gate that is not
 //! calibrated (the bootstrap on a 3-query stratum alone false-alarms about
 //! a quarter of the time; a significance test against 0 fails a drop inside
 //! the tolerance far more often than alpha on large gold sets).
 
-mod sim;
+use crate::sim;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
