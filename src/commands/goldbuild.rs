@@ -17,6 +17,7 @@ use crate::goldbuild::import::{self, ImportOptions, Prefer};
 use crate::goldbuild::label::{Effect, Key, Session};
 use crate::goldbuild::migrate;
 use crate::goldbuild::pool::{self, PoolInputs};
+use crate::goldbuild::printable;
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
@@ -25,19 +26,6 @@ use crate::report::Format;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Control characters from a user's file never reach the terminal raw.
-fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
@@ -348,7 +336,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         .clone()
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "person".into());
-    let color = crate::commands::gate::use_color(global);
+    let color = super::use_color(global);
     let mut session = Session::new(rows, labeler);
     let mut term = Terminal::open()?;
     loop {
@@ -531,76 +519,6 @@ fn fit(s: &str, width: usize) -> String {
         end = i + c.len_utf8();
     }
     s[..end].to_string()
-}
-
-/// What `gold validate` and `gold stats` add about how a gold set was built:
-/// notes on unverified labels and single-labeler queries (from provenance),
-/// and how its strata mix drifts from a query log's (with `--log`).
-pub fn build_notes(
-    gold: &crate::gold::GoldSet,
-    pick: &crate::cli::GoldPick,
-) -> Result<(Vec<String>, serde_json::Value)> {
-    use crate::diag::name_some;
-    use crate::goldbuild::provenance;
-    let mut notes = Vec::new();
-    let prov = provenance::read(&gold.path)?;
-    let t = provenance::trust(gold, &prov);
-    if !t.unverified.is_empty() {
-        let ids: Vec<String> = t.unverified.iter().map(|(q, c)| format!("{q}/{c}")).collect();
-        let names: Vec<&str> = ids.iter().map(String::as_str).collect();
-        notes.push(format!(
-            "{} no person verified (model suggestions): {}; verify them with `rgate gold label`",
-            plural(t.unverified.len(), "label", "labels"),
-            name_some(&names, 5)
-        ));
-    }
-    if !t.single_labeler.is_empty() {
-        let names: Vec<&str> = t.single_labeler.iter().map(String::as_str).collect();
-        notes.push(format!(
-            "{} judged by a single labeler: {}",
-            plural(t.single_labeler.len(), "query was", "queries were"),
-            name_some(&names, 5)
-        ));
-    }
-    let mut drift_json = serde_json::Value::Null;
-    if let Some(log) = &pick.log {
-        let fields = LogFields {
-            text: pick.text_field.clone(),
-            stratum: pick.stratum_field.clone(),
-        };
-        let (queries, _) = sample::read_log(log, &fields)?;
-        let sizes: Vec<(String, usize)> = gold.strata.iter().cloned().zip(gold.stratum_sizes()).collect();
-        let (rows, tvd) = sample::drift(&sizes, &queries);
-        let worst = rows
-            .iter()
-            .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()));
-        notes.push(format!(
-            "strata mix vs the log {}: distance {:.2} (0 = same mix){}",
-            printable(&log.display().to_string()),
-            tvd,
-            worst
-                .filter(|w| (w.1 - w.2).abs() >= 0.005)
-                .map(|w| format!(
-                    "; most off: `{}` is {:.0}% of the gold set and {:.0}% of the log",
-                    printable(&w.0),
-                    100.0 * w.1,
-                    100.0 * w.2
-                ))
-                .unwrap_or_default()
-        ));
-        drift_json = json!({
-            "log": log.display().to_string(),
-            "distance": tvd,
-            "strata": rows.iter().map(|(s, g, l)| json!({"stratum": s, "gold_share": g, "log_share": l})).collect::<Vec<_>>(),
-        });
-    }
-    let j = json!({
-        "labels_with_provenance": t.recorded,
-        "unverified_labels": t.unverified.len(),
-        "single_labeler_queries": t.single_labeler,
-        "log_drift": drift_json,
-    });
-    Ok((notes, j))
 }
 
 #[cfg(test)]
