@@ -81,37 +81,36 @@ fn show(name: &str, global: &Global) -> Result<u8> {
     Ok(0)
 }
 
-fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Global) -> Result<u8> {
-    if let Some(p) = plot {
-        let svg = p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        if !svg {
-            return Err(usage_error(
-                format!("--plot {}: the chart is SVG, and this name says otherwise", p.display()),
-                format!(
-                    "name it {}; convert it afterwards if you need another format (rsvg-convert, inkscape, a browser)",
-                    p.with_extension("svg").display()
-                ),
-            ));
-        }
+/// The chart is SVG: a name that says otherwise is refused.
+fn check_plot_name(p: &Path) -> Result<()> {
+    let svg = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !svg {
+        return Err(usage_error(
+            format!("--plot {}: the chart is SVG, and this name says otherwise", p.display()),
+            format!(
+                "name it {}; convert it afterwards if you need another format (rsvg-convert, inkscape, a browser)",
+                p.with_extension("svg").display()
+            ),
+        ));
     }
-    let (config, store) = store_for(name, global)?;
-    let entries = store.history(name)?;
-    if entries.is_empty() {
-        return Err(anyhow::Error::new(UserError {
-            message: format!("{}: no history for `{name}`", store.history_path(name).display()),
-            hint: Some(format!(
-                "history grows with `rgate baseline update {name}` and `rgate gate --record`"
-            )),
-        }));
-    }
-    let scope = match stratum {
+    Ok(())
+}
+
+/// The scope a history shows: `all`, or a stratum it holds.
+fn history_scope<'a>(
+    name: &str,
+    store: &Store,
+    entries: &[crate::baseline::HistoryEntry],
+    stratum: Option<&'a str>,
+) -> Result<&'a str> {
+    Ok(match stratum {
         None => "all",
         Some(s) => {
             let mut known: Vec<&str> = Vec::new();
-            for e in &entries {
+            for e in entries {
                 for k in e.aggregates.keys() {
                     if k != "all" && k != "macro" && !known.contains(&k.as_str()) {
                         known.push(k);
@@ -148,7 +147,24 @@ fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Glob
             }
             s
         }
-    };
+    })
+}
+
+fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Global) -> Result<u8> {
+    if let Some(p) = plot {
+        check_plot_name(p)?;
+    }
+    let (config, store) = store_for(name, global)?;
+    let entries = store.history(name)?;
+    if entries.is_empty() {
+        return Err(anyhow::Error::new(UserError {
+            message: format!("{}: no history for `{name}`", store.history_path(name).display()),
+            hint: Some(format!(
+                "history grows with `rgate baseline update {name}` and `rgate gate --record`"
+            )),
+        }));
+    }
+    let scope = history_scope(name, &store, &entries, stratum)?;
     let gated: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for r in &config.gate.rules {

@@ -119,3 +119,134 @@ pub trait Watch: Sync {
 pub struct Unwatched;
 
 impl Watch for Unwatched {}
+
+/// The entry points called directly on the shipped demo, no process.
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::diag::Warnings;
+    use crate::gate::{CheckVerdict, Verdict};
+
+    fn demo(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config").join(rel)
+    }
+
+    fn config() -> Config {
+        Config::load(Some(&demo("rgate.yaml"))).unwrap()
+    }
+
+    #[test]
+    fn the_gate_passes_the_demo_with_three_retrievers() {
+        let run = gate(&config(), &GateOptions::default(), &Unwatched).unwrap();
+        let names: Vec<&str> = run.outcome.retrievers.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["bm25", "hybrid", "reranked"]);
+        assert_eq!(run.outcome.verdict(), Verdict::Pass);
+        assert_eq!(run.outcome.exit_code(), 0);
+    }
+
+    #[test]
+    fn the_gate_fails_the_regressed_run_on_hit_rate_at_3_for_identifier_lookup() {
+        let opts = GateOptions {
+            overrides: Overrides {
+                runs: vec![(
+                    "hybrid".into(),
+                    RunSource::File(demo("demo/runs/hybrid-regressed.jsonl")),
+                )],
+                ..Overrides::default()
+            },
+            ..GateOptions::default()
+        };
+        let run = gate(&config(), &opts, &Unwatched).unwrap();
+        assert_eq!(run.outcome.exit_code(), 1);
+        let failed: Vec<(&str, String, &str)> = run
+            .outcome
+            .retrievers
+            .iter()
+            .flat_map(|r| r.checks.iter().map(move |c| (r, c)))
+            .filter(|(_, c)| c.verdict == CheckVerdict::Fail)
+            .map(|(r, c)| (r.name.as_str(), c.cmp.metric.name(), c.cmp.stratum.as_str()))
+            .collect();
+        assert_eq!(
+            failed,
+            [("hybrid", "hit_rate@3".to_string(), "identifier-lookup")]
+        );
+    }
+
+    #[test]
+    fn eval_of_hybrid_gives_the_recall_the_cli_prints() {
+        let opts = EvalOptions {
+            gold: GoldInput {
+                path: demo("demo/gold.yaml"),
+                ..GoldInput::default()
+            },
+            run: RunSource::File(demo("demo/runs/hybrid.jsonl")),
+            run_format: None,
+            chunks: None,
+            candidates: None,
+            cutoff: None,
+            trec_names: false,
+        };
+        let mut warnings = Warnings::default();
+        let run = eval(&opts, &mut warnings).unwrap();
+        let i = run
+            .scores
+            .metrics
+            .iter()
+            .position(|m| m.name() == "recall@10")
+            .unwrap();
+        // `rgate eval --format json` on main at 02c105f printed
+        // "recall@10": {"all": 0.8861111111111111, ...}.
+        assert_eq!(run.summary.all.means[i], 0.8861111111111111);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn compare_names_runs_after_their_files_and_refuses_an_alpha_of_one() {
+        let input = |f: &str| CompareInput {
+            name: None,
+            source: RunSource::File(demo(&format!("demo/runs/{f}.jsonl"))),
+        };
+        let mut opts = CompareOptions {
+            gold: GoldInput {
+                path: demo("demo/gold.yaml"),
+                ..GoldInput::default()
+            },
+            runs: vec![input("bm25"), input("hybrid")],
+            chunks: Vec::new(),
+            run_format: None,
+            test: crate::config::TestKind::Bootstrap,
+            resamples: 1000,
+            seed: crate::config::DEFAULT_SEED,
+            alternative: crate::stats::Alternative::TwoSided,
+            alpha: 0.05,
+            by_stratum: false,
+            weighting: crate::config::Weighting::Micro,
+        };
+        let mut warnings = Warnings::default();
+        let run = compare(&opts, &mut warnings).unwrap();
+        let names: Vec<&str> = run.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["bm25", "hybrid"]);
+        assert_eq!(run.comparisons.len(), 1);
+        opts.alpha = 1.0;
+        let err = compare(&opts, &mut warnings).err().unwrap().to_string();
+        assert!(err.contains("--alpha 1 is outside (0, 1)"), "{err}");
+    }
+
+    #[test]
+    fn gold_stats_and_validate_read_the_demo_gold_set() {
+        let opts = gold::GoldOptions {
+            config: Some(demo("rgate.yaml")),
+            ..gold::GoldOptions::default()
+        };
+        let v = gold_validate(&opts).unwrap();
+        assert!(v.valid());
+        assert_eq!(v.gold.len(), 90);
+        let s = gold_stats(&opts).unwrap();
+        assert_eq!(s.scopes[0].name, "all");
+        assert_eq!(s.scopes[0].queries, 90);
+        assert!(!s.power.is_empty());
+    }
+}

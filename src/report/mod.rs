@@ -6,6 +6,7 @@ pub mod compare;
 pub mod eval;
 pub mod gate;
 pub mod gold;
+pub mod goldbuild;
 pub mod table;
 
 use serde_json::{json, Map, Value};
