@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::config::{TestKind, Weighting};
 use crate::report::Format;
 use crate::run::RunFormat;
+use crate::stats::Alternative;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -238,11 +239,20 @@ pub enum AlternativeArg {
     Greater,
 }
 
+impl From<AlternativeArg> for Alternative {
+    fn from(a: AlternativeArg) -> Alternative {
+        match a {
+            AlternativeArg::TwoSided => Alternative::TwoSided,
+            AlternativeArg::Less => Alternative::Less,
+            AlternativeArg::Greater => Alternative::Greater,
+        }
+    }
+}
+
+/// What `gate` and `baseline update` put in place of a retriever's
+/// configured run, candidate list and chunk map.
 #[derive(Debug, Args)]
-pub struct GateArgs {
-    /// Retrievers to gate (default: all configured)
-    #[arg(value_name = "NAME")]
-    pub names: Vec<String>,
+pub struct OverrideArgs {
     /// Use this run file for a retriever instead of the configured one
     #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub runs: Vec<(String, PathBuf)>,
@@ -254,6 +264,15 @@ pub struct GateArgs {
     /// sets with span labels): a run of another chunking comes with its map
     #[arg(long = "chunks", value_name = "NAME=PATH", value_parser = parse_run_override)]
     pub chunks: Vec<(String, PathBuf)>,
+}
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// Retrievers to gate (default: all configured)
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
     /// Read the baselines as they are at this git ref (e.g. origin/main), so
     /// a pull request that edits its own baseline is gated against the target's
     #[arg(long, value_name = "REF")]
@@ -296,17 +315,8 @@ pub struct UpdateArgs {
     /// Retrievers to record (default: all configured)
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
-    /// Use this run file for a retriever instead of the configured one
-    #[arg(long = "run", value_name = "NAME=PATH", value_parser = parse_run_override)]
-    pub runs: Vec<(String, PathBuf)>,
-    /// Use this candidate list for a reranked retriever instead of the
-    /// configured one
-    #[arg(long = "candidates", value_name = "NAME=PATH", value_parser = parse_run_override)]
-    pub candidates: Vec<(String, PathBuf)>,
-    /// Use this chunk map for a retriever instead of its `chunks:` (gold
-    /// sets with span labels): a run of another chunking comes with its map
-    #[arg(long = "chunks", value_name = "NAME=PATH", value_parser = parse_run_override)]
-    pub chunks: Vec<(String, PathBuf)>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
     /// Why this baseline is recorded (kept in the file and the history)
     #[arg(long)]
     pub note: Option<String>,

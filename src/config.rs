@@ -46,6 +46,18 @@ pub fn check_resamples(b: u32) -> std::result::Result<(), (String, String)> {
     Ok(())
 }
 
+/// Checks a significance level, from the config or the command line; the
+/// error is a message and a hint. 0 would never reject and 1 always.
+pub fn check_alpha(a: f64) -> std::result::Result<(), (String, String)> {
+    if !(a > 0.0 && a < 1.0) {
+        return Err((
+            format!("alpha {a} is outside (0, 1)"),
+            "0.05 is the usual choice".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a relevance level (trec_eval's `-l`: the lowest grade counted
 /// relevant). Grade 0 means "judged not relevant" and negative grades
 /// "not judged", so a level below 1 would count those labels as relevant
@@ -571,12 +583,8 @@ impl Config {
         let mut gate = GateSettings::default();
         if let Some(g) = raw.gate {
             if let Some(a) = g.alpha {
-                if !(a > 0.0 && a < 1.0) {
-                    return Err(bad(
-                        "alpha",
-                        format!("alpha {a} is outside (0, 1)"),
-                        "0.05 is the usual choice",
-                    ));
+                if let Err((msg, hint)) = check_alpha(a) {
+                    return Err(bad("alpha", msg, &hint));
                 }
                 gate.alpha = a;
             }

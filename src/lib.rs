@@ -3,7 +3,8 @@
 //! The library holds everything the binary does, so tests and benchmarks
 //! reach the internals: [`gold`] and [`run`] read inputs, [`judge`] and
 //! [`metrics`] score rankings exactly as trec_eval does, [`eval`] averages,
-//! and the reports render what the commands decided.
+//! [`pipeline`] runs each command's work from plain options, and the
+//! reports render what it decided.
 //!
 //! Layers, top to bottom; a module uses its own layer and the layers below
 //! it, never one above (and [`diag`], [`escape`] and [`fsutil`] serve every
@@ -13,6 +14,7 @@
 //! |---|---|---|
 //! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
+//! | pipeline | [`pipeline`] | each command's whole run as one library call, for every front end: inputs loaded, runs read, scored, decided, recorded |
 //! | decisions | [`gate`], [`compare`], [`eval`], [`stages`] | the verdict is decided here, once; [`stages`] says which stage lost a query |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
 //! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
@@ -63,6 +65,7 @@ pub mod gold;
 pub mod goldbuild;
 pub mod judge;
 pub mod metrics;
+pub mod pipeline;
 pub mod prepared;
 pub mod report;
 pub mod retriever;

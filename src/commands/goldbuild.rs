@@ -11,33 +11,21 @@ use crate::baseline::now_utc;
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
 use crate::diag::{usage_error, UserError};
-use crate::escape;
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
 use crate::goldbuild::label::{Effect, Key, Session};
 use crate::goldbuild::migrate;
 use crate::goldbuild::pool::{self, PoolInputs};
+use crate::goldbuild::printable;
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
-use crate::report::table::{display_width, Table};
+use crate::report::goldbuild as out;
+use crate::report::table::display_width;
 use crate::report::Format;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Control characters from a user's file never reach the terminal raw.
-fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
@@ -70,34 +58,7 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
     }
     emit(global.output.as_deref(), &out)?;
     if !global.quiet {
-        let mut t = Table::new(
-            vec![
-                "stratum".into(),
-                "log".into(),
-                "log %".into(),
-                "sample".into(),
-                "sample %".into(),
-            ],
-            1,
-        );
-        let mix = sample::mix(&log, &picked);
-        for (s, n_log, n_sample) in &mix {
-            t.rows.push(vec![
-                printable(s),
-                n_log.to_string(),
-                format!("{:.1}", 100.0 * *n_log as f64 / log.len() as f64),
-                n_sample.to_string(),
-                format!("{:.1}", 100.0 * *n_sample as f64 / picked.len().max(1) as f64),
-            ]);
-        }
-        eprintln!(
-            "sampled {} of {} distinct ({}, seed {}):",
-            plural(picked.len(), "query", "queries"),
-            log.len(),
-            plural(rows, "log row", "log rows"),
-            args.seed
-        );
-        eprint!("{}", t.text());
+        eprint!("{}", out::sample_mix(&log, &picked, rows, args.seed));
     }
     Ok(0)
 }
@@ -193,65 +154,18 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
             }),
         },
     )?;
-    if global.format() == Format::Json {
-        let j = json!({
-            "gold": args.into.display().to_string(),
-            "written": report.conflicts.is_empty(),
-            "added_labels": report.added_labels,
-            "changed_labels": report.changed_labels,
-            "unchanged_labels": report.unchanged_labels,
-            "added_queries": report.added_queries,
-            "skipped_unverified": report.skipped_unverified,
-            "conflicts": report.conflicts.iter().map(|c| json!({"query_id": c.query_id, "chunk_id": c.chunk_id, "detail": c.detail})).collect::<Vec<_>>(),
-        });
-        emit(
-            global.output.as_deref(),
-            &(serde_json::to_string_pretty(&j)? + "\n"),
-        )?;
+    let json = global.format() == Format::Json;
+    if json {
+        emit(global.output.as_deref(), &out::import_json(&args.into, &report)?)?;
     } else if global.format.is_some() {
         return Err(usage_error(
             "gold import prints table or json",
             "drop --format or use --format json",
         ));
+    } else {
+        emit(global.output.as_deref(), &out::import_text(&args.into, &report))?;
     }
-    if !report.conflicts.is_empty() {
-        if global.format() != Format::Json {
-            let mut s = format!(
-                "gold import: {} found, nothing written to {}\n",
-                plural(report.conflicts.len(), "conflict", "conflicts"),
-                args.into.display()
-            );
-            for c in &report.conflicts {
-                s += &format!(
-                    "  {} {}: {}\n",
-                    printable(&c.query_id),
-                    printable(&c.chunk_id),
-                    printable(&c.detail)
-                );
-            }
-            s += "hint: settle them in the sheet, or pass --prefer sheet|gold to say which side wins\n";
-            emit(global.output.as_deref(), &s)?;
-        }
-        return Ok(1);
-    }
-    if global.format() != Format::Json {
-        let mut s = format!(
-            "gold import: {} added, {} changed, {} already there, {} added to {}\n",
-            plural(report.added_labels, "label", "labels"),
-            report.changed_labels,
-            report.unchanged_labels,
-            plural(report.added_queries, "query", "queries"),
-            args.into.display()
-        );
-        if report.skipped_unverified > 0 {
-            s += &format!(
-                "skipped {} no person verified (--accept-unverified imports them)\n",
-                plural(report.skipped_unverified, "model suggestion", "model suggestions")
-            );
-        }
-        emit(global.output.as_deref(), &s)?;
-    }
-    Ok(0)
+    Ok(if report.conflicts.is_empty() { 0 } else { 1 })
 }
 
 /// `gold migrate`: chunk-id labels to span labels. Ids missing from the
@@ -264,66 +178,13 @@ pub fn migrate(args: &MigrateArgs, global: &Global) -> Result<u8> {
     };
     let chunks = ChunkMap::load(&args.chunks)?;
     let report = migrate::migrate(&gold, &chunks)?;
-    let written = report.missing.is_empty() && report.migrated > 0;
-    if global.format() == Format::Json {
-        let j = json!({
-            "gold": gold.display().to_string(),
-            "chunks": args.chunks.display().to_string(),
-            "written": written,
-            "migrated_labels": report.migrated,
-            "queries": report.queries,
-            "merged_labels": report.merged,
-            "missing": report.missing.iter().map(|(q, c)| json!({"query_id": q, "chunk_id": c})).collect::<Vec<_>>(),
-        });
-        emit(
-            global.output.as_deref(),
-            &escape::json(serde_json::to_string_pretty(&j)? + "\n"),
-        )?;
-    }
-    if !report.missing.is_empty() {
-        if global.format() != Format::Json {
-            let mut s = format!(
-                "gold migrate: {} not in {}, nothing written to {}\n",
-                plural(
-                    report.missing.len(),
-                    "label's chunk id is",
-                    "labels' chunk ids are"
-                ),
-                escape::terminal(&args.chunks.display().to_string()),
-                escape::terminal(&gold.display().to_string())
-            );
-            for (q, c) in &report.missing {
-                s += &format!("  {} {}\n", escape::terminal(q), escape::terminal(c));
-            }
-            s += "hint: pass the chunk map of the chunking these labels were written against, or fix the labels first\n";
-            emit(global.output.as_deref(), &s)?;
-        }
-        return Ok(1);
-    }
-    if global.format() != Format::Json {
-        let s = if report.migrated == 0 {
-            format!(
-                "gold migrate: {} has no chunk-id labels; nothing to do\n",
-                escape::terminal(&gold.display().to_string())
-            )
-        } else {
-            let mut s = format!(
-                "gold migrate: {} of {} now span labels in {}\n",
-                plural(report.migrated, "label", "labels"),
-                plural(report.queries, "query", "queries"),
-                escape::terminal(&gold.display().to_string())
-            );
-            if report.merged > 0 {
-                s += &format!(
-                    "{} onto a span the query had already: kept once, at the higher grade\n",
-                    plural(report.merged, "label fell", "labels fell")
-                );
-            }
-            s
-        };
-        emit(global.output.as_deref(), &s)?;
-    }
-    Ok(0)
+    let text = if global.format() == Format::Json {
+        out::migrate_json(&gold, &args.chunks, &report)?
+    } else {
+        out::migrate_text(&gold, &args.chunks, &report)
+    };
+    emit(global.output.as_deref(), &text)?;
+    Ok(if report.missing.is_empty() { 0 } else { 1 })
 }
 
 pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
@@ -348,7 +209,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         .clone()
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "person".into());
-    let color = crate::commands::gate::use_color(global);
+    let color = super::use_color(global);
     let mut session = Session::new(rows, labeler);
     let mut term = Terminal::open()?;
     loop {
@@ -377,6 +238,68 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
 /// restores the terminal, on every exit path.
 struct Terminal {
     out: std::io::Stdout,
+}
+
+const FOOTER: &str = "0-3 grade (0 = not relevant)  s skip  u undo  n/p next/previous  q save and quit";
+
+/// The labeler's screen for the row under the cursor, `w` by `h`, as lines
+/// (and whether each is bold); the footer is drawn below them.
+fn screen_lines(s: &Session, path: &std::path::Path, w: usize, h: usize) -> Vec<(String, bool)> {
+    let row = &s.rows[s.cursor];
+    let mut lines: Vec<(String, bool)> = Vec::new();
+    let done = s.labeled();
+    lines.push((
+        format!(
+            "rgate gold label  {}  {}/{} labeled ({}%)  row {}/{}",
+            printable(&path.display().to_string()),
+            done,
+            s.rows.len(),
+            100 * done / s.rows.len(),
+            s.cursor + 1,
+            s.rows.len()
+        ),
+        true,
+    ));
+    lines.push((String::new(), false));
+    lines.push((
+        format!(
+            "query   {}  [{}]",
+            printable(&row.query_id),
+            printable(&row.stratum)
+        ),
+        true,
+    ));
+    for l in wrap(&printable(&row.query), w - 8) {
+        lines.push((format!("        {l}"), false));
+    }
+    lines.push((String::new(), false));
+    let grade = match (row.grade, row.source.as_deref()) {
+        (Some(g), Some("model")) => format!(
+            "grade {g} (suggested by {}, not verified)",
+            printable(row.labeler.as_deref().unwrap_or("a model"))
+        ),
+        (Some(g), _) => format!(
+            "grade {g} ({})",
+            printable(row.labeler.as_deref().unwrap_or("person"))
+        ),
+        (None, _) => "not labeled".into(),
+    };
+    lines.push((format!("chunk   {}  {grade}", printable(&row.chunk_id)), true));
+    let room = h.saturating_sub(lines.len() + 2);
+    let text = row
+        .text
+        .as_deref()
+        .map(printable)
+        .unwrap_or_else(|| "(no text: pass --corpus to gold pool)".into());
+    let body: Vec<String> = text.lines().flat_map(|l| wrap(l, w - 8)).collect();
+    for (i, l) in body.iter().enumerate() {
+        if i + 1 == room && body.len() > room {
+            lines.push((format!("        … {} more lines", body.len() - i), false));
+            break;
+        }
+        lines.push((format!("        {l}"), false));
+    }
+    lines
 }
 
 impl Terminal {
@@ -408,61 +331,8 @@ impl Terminal {
         use crossterm::{cursor::MoveTo, queue, style, terminal};
         let (w, h) = terminal::size().unwrap_or((80, 24));
         let (w, h) = (w.max(20) as usize, h.max(8) as usize);
-        let row = &s.rows[s.cursor];
-        let mut lines: Vec<(String, bool)> = Vec::new();
-        let done = s.labeled();
-        lines.push((
-            format!(
-                "rgate gold label  {}  {}/{} labeled ({}%)  row {}/{}",
-                printable(&path.display().to_string()),
-                done,
-                s.rows.len(),
-                100 * done / s.rows.len(),
-                s.cursor + 1,
-                s.rows.len()
-            ),
-            true,
-        ));
-        lines.push((String::new(), false));
-        lines.push((
-            format!(
-                "query   {}  [{}]",
-                printable(&row.query_id),
-                printable(&row.stratum)
-            ),
-            true,
-        ));
-        for l in wrap(&printable(&row.query), w - 8) {
-            lines.push((format!("        {l}"), false));
-        }
-        lines.push((String::new(), false));
-        let grade = match (row.grade, row.source.as_deref()) {
-            (Some(g), Some("model")) => format!(
-                "grade {g} (suggested by {}, not verified)",
-                printable(row.labeler.as_deref().unwrap_or("a model"))
-            ),
-            (Some(g), _) => format!(
-                "grade {g} ({})",
-                printable(row.labeler.as_deref().unwrap_or("person"))
-            ),
-            (None, _) => "not labeled".into(),
-        };
-        lines.push((format!("chunk   {}  {grade}", printable(&row.chunk_id)), true));
-        let footer = "0-3 grade (0 = not relevant)  s skip  u undo  n/p next/previous  q save and quit";
-        let room = h.saturating_sub(lines.len() + 2);
-        let text = row
-            .text
-            .as_deref()
-            .map(printable)
-            .unwrap_or_else(|| "(no text: pass --corpus to gold pool)".into());
-        let body: Vec<String> = text.lines().flat_map(|l| wrap(l, w - 8)).collect();
-        for (i, l) in body.iter().enumerate() {
-            if i + 1 == room && body.len() > room {
-                lines.push((format!("        … {} more lines", body.len() - i), false));
-                break;
-            }
-            lines.push((format!("        {l}"), false));
-        }
+        let lines = screen_lines(s, path, w, h);
+        let footer = FOOTER;
         queue!(self.out, terminal::Clear(terminal::ClearType::All))?;
         for (i, (l, bold)) in lines.iter().take(h - 1).enumerate() {
             queue!(self.out, MoveTo(0, i as u16))?;
@@ -531,76 +401,6 @@ fn fit(s: &str, width: usize) -> String {
         end = i + c.len_utf8();
     }
     s[..end].to_string()
-}
-
-/// What `gold validate` and `gold stats` add about how a gold set was built:
-/// notes on unverified labels and single-labeler queries (from provenance),
-/// and how its strata mix drifts from a query log's (with `--log`).
-pub fn build_notes(
-    gold: &crate::gold::GoldSet,
-    pick: &crate::cli::GoldPick,
-) -> Result<(Vec<String>, serde_json::Value)> {
-    use crate::diag::name_some;
-    use crate::goldbuild::provenance;
-    let mut notes = Vec::new();
-    let prov = provenance::read(&gold.path)?;
-    let t = provenance::trust(gold, &prov);
-    if !t.unverified.is_empty() {
-        let ids: Vec<String> = t.unverified.iter().map(|(q, c)| format!("{q}/{c}")).collect();
-        let names: Vec<&str> = ids.iter().map(String::as_str).collect();
-        notes.push(format!(
-            "{} no person verified (model suggestions): {}; verify them with `rgate gold label`",
-            plural(t.unverified.len(), "label", "labels"),
-            name_some(&names, 5)
-        ));
-    }
-    if !t.single_labeler.is_empty() {
-        let names: Vec<&str> = t.single_labeler.iter().map(String::as_str).collect();
-        notes.push(format!(
-            "{} judged by a single labeler: {}",
-            plural(t.single_labeler.len(), "query was", "queries were"),
-            name_some(&names, 5)
-        ));
-    }
-    let mut drift_json = serde_json::Value::Null;
-    if let Some(log) = &pick.log {
-        let fields = LogFields {
-            text: pick.text_field.clone(),
-            stratum: pick.stratum_field.clone(),
-        };
-        let (queries, _) = sample::read_log(log, &fields)?;
-        let sizes: Vec<(String, usize)> = gold.strata.iter().cloned().zip(gold.stratum_sizes()).collect();
-        let (rows, tvd) = sample::drift(&sizes, &queries);
-        let worst = rows
-            .iter()
-            .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()));
-        notes.push(format!(
-            "strata mix vs the log {}: distance {:.2} (0 = same mix){}",
-            printable(&log.display().to_string()),
-            tvd,
-            worst
-                .filter(|w| (w.1 - w.2).abs() >= 0.005)
-                .map(|w| format!(
-                    "; most off: `{}` is {:.0}% of the gold set and {:.0}% of the log",
-                    printable(&w.0),
-                    100.0 * w.1,
-                    100.0 * w.2
-                ))
-                .unwrap_or_default()
-        ));
-        drift_json = json!({
-            "log": log.display().to_string(),
-            "distance": tvd,
-            "strata": rows.iter().map(|(s, g, l)| json!({"stratum": s, "gold_share": g, "log_share": l})).collect::<Vec<_>>(),
-        });
-    }
-    let j = json!({
-        "labels_with_provenance": t.recorded,
-        "unverified_labels": t.unverified.len(),
-        "single_labeler_queries": t.single_labeler,
-        "log_drift": drift_json,
-    });
-    Ok((notes, j))
 }
 
 #[cfg(test)]

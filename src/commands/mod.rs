@@ -1,5 +1,6 @@
-//! One module per subcommand: glue between validated arguments, the library
-//! and the reports. No metric or statistic is computed here.
+//! One module per subcommand: its arguments mapped onto a [`crate::pipeline`]
+//! call, a renderer picked, warnings printed, an exit code returned. No
+//! metric or statistic is computed here.
 
 pub mod baseline;
 pub mod compare;
@@ -15,20 +16,73 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::cli::{BaselineCommand, Command, Global, GoldArgs, GoldCommand, HookCommand};
+use crate::cli::{BaselineCommand, ColorChoice, Command, Global, GoldArgs, GoldCommand, HookCommand};
 use crate::diag::usage_error;
-use crate::prepared::Prepared;
+use crate::pipeline::{GoldInput, Watch};
 use crate::report::Format;
 
 /// The shared inputs of `eval` and `compare`, from their arguments.
-pub fn prepare(args: &GoldArgs) -> Result<Prepared> {
-    Prepared::load(
-        &args.gold,
-        args.strata.as_deref(),
-        &args.metrics,
-        args.relevance_level.unwrap_or(1),
-    )
-    .map(|p| p.with_span_coverage(args.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE)))
+pub fn gold_input(args: &GoldArgs) -> GoldInput {
+    GoldInput {
+        path: args.gold.clone(),
+        strata: args.strata.clone(),
+        metrics: args.metrics.clone(),
+        relevance_level: args.relevance_level,
+        span_coverage: args.span_coverage,
+    }
+}
+
+/// Whether stdout gets colour. Under `auto`, anstream's rules: never with
+/// `NO_COLOR`, always with `CLICOLOR_FORCE`, otherwise only on a terminal
+/// whose `TERM` is not `dumb` (and not with `CLICOLOR=0`). A report written
+/// to a file (`--output`) is never coloured unless `--color always`.
+pub fn use_color(global: &Global) -> bool {
+    match global.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            global.output.as_deref().is_none_or(|p| p == Path::new("-"))
+                && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// What the pipeline shows on stderr while it works: a retriever command's
+/// progress (whatever `--quiet` says: it is redrawn in place, and only on a
+/// terminal), lock waits and written baselines (unless quiet).
+pub struct CliWatch {
+    pub quiet: bool,
+}
+
+/// A [`Progress`] cleared when the pipeline drops it.
+struct Ticker(Progress);
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.0.done();
+    }
+}
+
+impl Watch for CliWatch {
+    fn command_started(&self, label: &str, total: usize) -> Box<dyn FnMut(u64) + '_> {
+        let mut ticker = Ticker(Progress::new(label, total, false));
+        Box::new(move |n| ticker.0.update(n))
+    }
+
+    fn lock_wait(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    fn recorded(&self, retriever: &str, path: &Path) {
+        if !self.quiet {
+            eprintln!(
+                "recorded baseline for `{retriever}`: {}",
+                crate::escape::terminal(&path.display().to_string())
+            );
+        }
+    }
 }
 
 /// The report formats a command can produce. Anything else is refused before

@@ -21,6 +21,19 @@ pub mod suggest;
 
 use sha2::{Digest, Sha256};
 
+/// Control characters from a user's file never reach the terminal raw.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// Case and whitespace folded: two log lines that differ only there are the
 /// same query.
 pub fn fold(text: &str) -> String {

@@ -449,6 +449,13 @@ pub fn default_metrics() -> Vec<Metric> {
     ]
 }
 
+/// The metrics with a trec_eval measure, as a hint lists them (with the
+/// trec_eval name where it differs from rgate's); a test below checks each
+/// against [`Metric::trec_eval_name`].
+pub fn trec_eval_measures() -> &'static str {
+    "map, map@k, r_precision, mrr (recip_rank, no cutoff), precision@k, recall@k, ndcg, ndcg@k, hit_rate@k (success)"
+}
+
 /// The metrics of the final run, in order.
 pub fn final_only(metrics: &[Metric]) -> Vec<Metric> {
     metrics.iter().copied().filter(|m| !m.is_candidates()).collect()
@@ -466,6 +473,26 @@ pub fn max_depth(metrics: &[Metric]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_measure_the_trec_eval_hint_lists_has_a_trec_eval_name() {
+        // The notes in parentheses hold commas too: drop them first.
+        let mut names = String::new();
+        let mut depth = 0;
+        for c in trec_eval_measures().chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ if depth == 0 => names.push(c),
+                _ => {}
+            }
+        }
+        for item in names.split(',') {
+            let name = item.trim().replace("@k", "@10");
+            let m: Metric = name.parse().unwrap();
+            assert!(m.trec_eval_name().is_some(), "{item}");
+        }
+    }
 
     #[test]
     fn aliases_and_spellings() {

@@ -15,17 +15,12 @@ use super::table::{f4, pfmt, signed4, Table};
 use crate::compare::CompareRow;
 use crate::config::GateSettings;
 use crate::escape::{self, markdown as md, terminal};
-use crate::eval::Scores;
 use crate::metrics::Metric;
 use crate::prepared::Prepared;
 use crate::report::Format;
 use crate::stats::Alternative;
 
-pub struct RunColumn {
-    pub name: String,
-    pub path: String,
-    pub scores: Scores,
-}
+pub use crate::pipeline::compare::RunColumn;
 
 pub struct CompareView<'a> {
     pub prep: &'a Prepared,

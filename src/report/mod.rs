@@ -5,6 +5,8 @@ pub mod baseline;
 pub mod compare;
 pub mod eval;
 pub mod gate;
+pub mod gold;
+pub mod goldbuild;
 pub mod table;
 
 use serde_json::{json, Map, Value};

@@ -1,0 +1,343 @@
+//! `compare`: A/B (and A/B/C...) with paired significance tests. Every run
+//! after the first is compared with the first, query by query.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{prepare, GoldInput, RunSource};
+use crate::chunks::ChunkMap;
+use crate::compare::{compare as compare_scores, CompareRow};
+use crate::config::{check_alpha, check_resamples, valid_retriever_name, GateSettings, TestKind, Weighting};
+use crate::diag::{count, usage_error, Warnings};
+use crate::escape;
+use crate::eval::Scores;
+use crate::prepared::Prepared;
+use crate::run::{JudgedRun, RunFormat, RunOptions};
+use crate::stats::Alternative;
+
+/// Below this many queries the bootstrap understates the spread (it
+/// resamples from the few values it has, and a sample of 5 rarely shows the
+/// tails), so its intervals are too narrow; a warning says so.
+const SMALL_SAMPLE: usize = 20;
+
+/// One run to compare; unnamed runs are named after their files.
+#[derive(Debug, Clone)]
+pub struct CompareInput {
+    pub name: Option<String>,
+    pub source: RunSource,
+}
+
+/// What to compare, and how.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    pub gold: GoldInput,
+    /// Two or more; each after the first is compared with the first.
+    pub runs: Vec<CompareInput>,
+    /// Chunk maps: one for the run named, or, unnamed, either one for every
+    /// run not named or one per run in order.
+    pub chunks: Vec<(Option<String>, PathBuf)>,
+    pub run_format: Option<RunFormat>,
+    pub test: TestKind,
+    pub resamples: u32,
+    pub seed: u64,
+    pub alternative: Alternative,
+    /// Significance level; intervals are at 1 - alpha.
+    pub alpha: f64,
+    /// Also compare within each stratum.
+    pub by_stratum: bool,
+    pub weighting: Weighting,
+}
+
+/// A run read and scored, as compare shows it.
+pub struct RunColumn {
+    pub name: String,
+    pub path: String,
+    pub scores: Scores,
+}
+
+/// The compared runs.
+pub struct CompareRun {
+    pub prep: Prepared,
+    pub columns: Vec<RunColumn>,
+    /// One list of rows per run after the first.
+    pub comparisons: Vec<Vec<CompareRow>>,
+    pub settings: GateSettings,
+    pub alternative: Alternative,
+}
+
+/// A `NAME=PATH` argument split into its name and path. An argument that
+/// names an existing file is a path even when it holds `=`, and so is one
+/// whose part before `=` could not be a name (`dir/a=b.jsonl`).
+pub fn split_named(arg: &Path) -> (Option<String>, PathBuf) {
+    match arg.to_str().and_then(|s| s.split_once('=')) {
+        Some((name, path)) if !arg.exists() && !path.is_empty() && valid_retriever_name(name) => {
+            (Some(name.to_string()), PathBuf::from(path))
+        }
+        _ => (None, arg.to_path_buf()),
+    }
+}
+
+/// Reads and scores the runs, and compares each after the first with the
+/// first. Warnings go into `warnings` as they are found.
+pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<CompareRun> {
+    if let Err((msg, hint)) = check_alpha(opts.alpha) {
+        return Err(usage_error(format!("--{msg}"), hint));
+    }
+    if let Err((msg, hint)) = check_resamples(opts.resamples) {
+        return Err(usage_error(format!("--{msg}"), hint));
+    }
+    let prep = prepare(&opts.gold)?;
+    if let Some(m) = prep.metrics.iter().find(|m| m.is_candidates()) {
+        return Err(usage_error(
+            format!("{m} scores a candidate list, and compare takes runs only"),
+            format!(
+                "to compare candidate lists, pass them as the runs and name the metric without the prefix ({})",
+                m.of_final()
+            ),
+        ));
+    }
+    warnings.0.extend(prep.warnings.iter().cloned());
+    let names = name_runs(&opts.runs)?;
+    let columns = read_runs(&prep, opts, names, warnings)?;
+    let settings = GateSettings {
+        alpha: opts.alpha,
+        resamples: opts.resamples,
+        seed: opts.seed,
+        test: opts.test,
+        weighting: opts.weighting,
+        ..GateSettings::default()
+    };
+    small_sample_warnings(&prep, opts.by_stratum, warnings);
+    let base = &columns[0].scores;
+    let comparisons: Vec<Vec<CompareRow>> = columns
+        .iter()
+        .skip(1)
+        .map(|cand| {
+            compare_scores(
+                &prep.gold,
+                base,
+                &cand.scores,
+                &settings,
+                opts.alternative,
+                opts.by_stratum,
+            )
+        })
+        .collect();
+    Ok(CompareRun {
+        prep,
+        columns,
+        comparisons,
+        settings,
+        alternative: opts.alternative,
+    })
+}
+
+/// The file a run was read from.
+fn path_of(source: &RunSource) -> &Path {
+    match source {
+        RunSource::File(p) => p,
+    }
+}
+
+/// Reads and scores every run.
+fn read_runs(
+    prep: &Prepared,
+    opts: &CompareOptions,
+    names: Vec<String>,
+    warnings: &mut Warnings,
+) -> Result<Vec<RunColumn>> {
+    let maps = chunk_maps(&opts.chunks, &names)?;
+    let (run_chunks, map_error) = load_chunk_maps(maps);
+    // The runs are read side by side: each read splits a large file across
+    // the threads already, and two at once keep both cores busy through
+    // each one's serial parts (the split, the merge, the scores).
+    let read: Vec<Result<(JudgedRun, Scores)>> = {
+        use rayon::prelude::*;
+        opts.runs
+            .par_iter()
+            .zip(run_chunks.par_iter())
+            .map(|(input, chunks)| {
+                let run_opts = RunOptions {
+                    format: opts.run_format,
+                    chunks: chunks.clone(),
+                    ..Default::default()
+                };
+                let judged = input.source.read(prep, &run_opts)?;
+                let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
+                Ok((judged, scores))
+            })
+            .collect()
+    };
+    let mut columns: Vec<RunColumn> = Vec::new();
+    for ((input, name), result) in opts.runs.iter().zip(names).zip(read) {
+        let (judged, scores) = result?;
+        warnings.0.extend(judged.warnings.iter().cloned());
+        columns.push(RunColumn {
+            name,
+            path: path_of(&input.source).display().to_string(),
+            scores,
+        });
+    }
+    match map_error {
+        Some(e) => Err(e),
+        None => Ok(columns),
+    }
+}
+
+/// Chunk maps, one load per file. A failed load ends the list, and is
+/// reported after the errors of the runs before it, as when each run was
+/// read in turn.
+fn load_chunk_maps(maps: Vec<Option<PathBuf>>) -> (Vec<Option<Arc<ChunkMap>>>, Option<anyhow::Error>) {
+    let mut loaded: Vec<(PathBuf, Arc<ChunkMap>)> = Vec::new();
+    let mut run_chunks: Vec<Option<Arc<ChunkMap>>> = Vec::new();
+    for map in maps {
+        let chunks = match map {
+            None => None,
+            Some(m) => match loaded.iter().find(|(p, _)| *p == m) {
+                Some((_, c)) => Some(c.clone()),
+                None => match ChunkMap::load(&m) {
+                    Ok(c) => {
+                        let c = Arc::new(c);
+                        loaded.push((m, c.clone()));
+                        Some(c)
+                    }
+                    Err(e) => return (run_chunks, Some(e)),
+                },
+            },
+        };
+        run_chunks.push(chunks);
+    }
+    (run_chunks, None)
+}
+
+/// Resampling tests on few queries give rough p-values.
+fn small_sample_warnings(prep: &Prepared, by_stratum: bool, warnings: &mut Warnings) {
+    let n = prep.gold.len();
+    if n < SMALL_SAMPLE {
+        warnings.push(format!(
+            "only {}: resampling tests understate the uncertainty of so few; read the p-values as rough",
+            count(n, "query", "queries")
+        ));
+    } else if by_stratum {
+        for (name, size) in prep.gold.strata.iter().zip(prep.gold.stratum_sizes()) {
+            if size < SMALL_SAMPLE && size > 0 {
+                warnings.push(format!(
+                    "stratum `{}` has only {}: its p-values are rough",
+                    escape::terminal(name),
+                    count(size, "query", "queries")
+                ));
+            }
+        }
+    }
+}
+
+/// The runs' names: as given, else [`run_names`] of the unnamed ones.
+fn name_runs(runs: &[CompareInput]) -> Result<Vec<String>> {
+    let unnamed: Vec<PathBuf> = runs
+        .iter()
+        .filter(|r| r.name.is_none())
+        .map(|r| path_of(&r.source).to_path_buf())
+        .collect();
+    let mut derived = run_names(&unnamed).into_iter();
+    let explicit: Vec<&String> = runs.iter().filter_map(|r| r.name.as_ref()).collect();
+    let names: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            r.name
+                .clone()
+                .unwrap_or_else(|| derived.next().unwrap_or_default())
+        })
+        .collect();
+    // The same file twice is a fair sanity check; a name given twice is not.
+    if let Some(dup) = explicit
+        .iter()
+        .find(|e| names.iter().filter(|n| n == *e).count() > 1)
+    {
+        return Err(usage_error(
+            format!("two runs are named `{dup}`"),
+            "name each run: rgate compare --gold G v1=a.jsonl v2=b.jsonl",
+        ));
+    }
+    Ok(names)
+}
+
+/// The chunk map of each run: a named one for the run of that name; bare
+/// paths either one for every run not named, or one per run in order (two
+/// chunkings compared side by side).
+fn chunk_maps(args: &[(Option<String>, PathBuf)], names: &[String]) -> Result<Vec<Option<PathBuf>>> {
+    let mut out: Vec<Option<PathBuf>> = vec![None; names.len()];
+    let mut bare: Vec<PathBuf> = Vec::new();
+    for (name, path) in args {
+        let Some(name) = name else {
+            bare.push(path.clone());
+            continue;
+        };
+        let Some(i) = names.iter().position(|n| n == name) else {
+            return Err(usage_error(
+                format!(
+                    "--chunks {}=...: no run is named `{}`",
+                    escape::terminal(name),
+                    escape::terminal(name)
+                ),
+                format!("the runs are named {}; name a run as NAME=PATH", names.join(", ")),
+            ));
+        };
+        if out[i].is_some() {
+            return Err(usage_error(
+                format!("--chunks names run `{}` twice", escape::terminal(name)),
+                "give each run one chunk map",
+            ));
+        }
+        out[i] = Some(path.clone());
+    }
+    let unnamed = out.iter().filter(|m| m.is_none()).count();
+    match bare.len() {
+        0 => {}
+        1 => {
+            for m in out.iter_mut().filter(|m| m.is_none()) {
+                *m = Some(bare[0].clone());
+            }
+        }
+        n if n == names.len() && unnamed == names.len() => {
+            out = bare.into_iter().map(Some).collect();
+        }
+        n => return Err(usage_error(
+            format!("{n} unnamed --chunks maps for {} runs", names.len()),
+            "give one map for every run, one per run in the runs' order, or name them: --chunks NAME=PATH",
+        )),
+    }
+    Ok(out)
+}
+
+/// Short, distinct names for the runs: file stems (`bm25`), else file
+/// names (`results.test`), else the paths as given.
+fn run_names(paths: &[PathBuf]) -> Vec<String> {
+    let distinct = |v: &Vec<String>| {
+        let mut seen = HashSet::new();
+        v.iter().all(|n| seen.insert(n.as_str()))
+    };
+    let stems: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_stem()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    if distinct(&stems) {
+        return stems;
+    }
+    let files: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    if distinct(&files) {
+        return files;
+    }
+    paths.iter().map(|p| p.display().to_string()).collect()
+}

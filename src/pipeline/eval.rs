@@ -1,0 +1,170 @@
+//! `eval`: one run's metrics on a gold set, and with its candidate list,
+//! what each stage lost.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{prepare, GoldInput, RunSource};
+use crate::chunks::ChunkMap;
+use crate::diag::{usage_error, Warnings};
+use crate::eval::{Scores, Summary};
+use crate::prepared::Prepared;
+use crate::run::{JudgedRun, KeepIds, RunFormat, RunOptions};
+use crate::stages::{self, Stages};
+
+/// What to evaluate.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    pub gold: GoldInput,
+    pub run: RunSource,
+    /// The run format, when detection from content is not wanted.
+    pub run_format: Option<RunFormat>,
+    /// Chunk map of the run's chunking, for gold sets with span labels.
+    pub chunks: Option<PathBuf>,
+    /// The candidate list the run was reranked from.
+    pub candidates: Option<RunSource>,
+    /// The final stage's cutoff for loss attribution (default: the
+    /// smallest cutoff among the final metrics).
+    pub cutoff: Option<u32>,
+    /// The results will be shown in trec_eval's measure names: every metric
+    /// must have one.
+    pub trec_names: bool,
+}
+
+/// The candidate list, and what the two stages say.
+pub struct StageRun {
+    pub run: JudgedRun,
+    pub stages: Stages,
+    /// Warnings about the two stages together (chunks the reranker added).
+    pub warnings: Warnings,
+}
+
+/// An evaluated run.
+pub struct EvalRun {
+    pub prep: Prepared,
+    pub run: JudgedRun,
+    pub candidates: Option<StageRun>,
+    pub scores: Scores,
+    pub summary: Summary,
+}
+
+/// Reads, judges and scores the run (and its candidate list); the loading
+/// and reading warnings go into `warnings`, in the order found.
+pub fn eval(opts: &EvalOptions, warnings: &mut Warnings) -> Result<EvalRun> {
+    let prep = prepare(&opts.gold)?;
+    check_metrics(&prep, opts)?;
+    let chunks = match &opts.chunks {
+        Some(p) => Some(Arc::new(ChunkMap::load(p)?)),
+        None => None,
+    };
+    // The ids of both stages are kept only to check that the reranker did
+    // not add chunks: a run without candidates reads no more than before.
+    // Both stages come from one chunking, so one chunk map serves both.
+    let run_opts = RunOptions {
+        format: opts.run_format,
+        chunks,
+        keep_ids: if opts.candidates.is_some() {
+            KeepIds::All
+        } else {
+            KeepIds::None
+        },
+    };
+    let (judged, candidates) = prep.hashing_beside(|| -> Result<_> {
+        let judged = opts.run.read(&prep, &run_opts)?;
+        let candidates = match &opts.candidates {
+            Some(source) => {
+                let c = source.read(&prep, &run_opts)?;
+                stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
+                Some(c)
+            }
+            None => None,
+        };
+        Ok((judged, candidates))
+    })?;
+    warnings.0.extend(prep.warnings.iter().cloned());
+    warnings.0.extend(judged.warnings.iter().cloned());
+    let candidates = candidates.map(|c| stage_run(&prep, &judged, c, opts.cutoff));
+    if let Some(c) = &candidates {
+        warnings.0.extend(c.run.warnings.iter().cloned());
+        warnings.0.extend(c.warnings.iter().cloned());
+    }
+    let scores = Scores::compute_stages(
+        &prep.metrics,
+        &judged.rankings,
+        candidates.as_ref().map(|c| c.run.rankings.as_slice()),
+        &prep.contexts,
+    );
+    let summary = Summary::new(&scores, &prep.gold);
+    Ok(EvalRun {
+        prep,
+        run: judged,
+        candidates,
+        scores,
+        summary,
+    })
+}
+
+/// The metrics asked for can be computed and shown as asked.
+fn check_metrics(prep: &Prepared, opts: &EvalOptions) -> Result<()> {
+    if opts.trec_names {
+        let nameless: Vec<String> = prep
+            .metrics
+            .iter()
+            .filter(|m| m.trec_eval_name().is_none())
+            .map(|m| format!("`{m}`"))
+            .collect();
+        if !nameless.is_empty() {
+            return Err(usage_error(
+                format!(
+                    "{} no trec_eval measure, so a script reading trec_eval's names would not find {}",
+                    if nameless.len() == 1 {
+                        format!("{} has", nameless[0])
+                    } else {
+                        format!("{} have", nameless.join(", "))
+                    },
+                    if nameless.len() == 1 { "it" } else { "them" }
+                ),
+                format!(
+                    "trec_eval measures: {}; pass those with --metrics, or drop --names trec_eval",
+                    crate::metrics::trec_eval_measures()
+                ),
+            ));
+        }
+    }
+    if opts.candidates.is_none() {
+        if let Some(m) = prep.metrics.iter().find(|m| m.is_candidates()) {
+            return Err(usage_error(
+                format!("{m} scores the candidate list, and none was given"),
+                "add --candidates FILE (the list the reranker was given), or drop the `candidates:` metrics",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the two stages say about each query.
+fn stage_run(prep: &Prepared, judged: &JudgedRun, c: JudgedRun, cutoff: Option<u32>) -> StageRun {
+    let cutoff = cutoff.or_else(|| stages::default_cutoff(&prep.metrics));
+    let mut s = Stages::compute(
+        &prep.gold,
+        &prep.contexts,
+        &prep.metrics,
+        &judged.rankings,
+        &c.rankings,
+        cutoff,
+    );
+    if let (Some(f), Some(ci)) = (&judged.top_ids, &c.top_ids) {
+        s.absent = stages::absent_from_candidates(f, ci);
+    }
+    let mut warnings = Warnings::default();
+    if let Some(w) = stages::absent_warning(&prep.gold, &judged.path, &c.path, &s.absent) {
+        warnings.push(w);
+    }
+    StageRun {
+        run: c,
+        stages: s,
+        warnings,
+    }
+}

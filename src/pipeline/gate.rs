@@ -1,0 +1,480 @@
+//! The gate: every selected retriever's current run, read (or produced by
+//! its command), judged, scored and decided against its baseline.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{RunSource, Watch};
+use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
+use crate::chunks::ChunkMap;
+use crate::config::{Candidates, Config, Retriever, RetrieverCommand};
+use crate::diag::{input_error_hint, name_some, usage_error};
+use crate::eval::{Scores, Summary};
+use crate::gate::{self, Current, GateOutcome};
+use crate::gitref::GitRef;
+use crate::gold::GoldSet;
+use crate::prepared::Prepared;
+use crate::retriever;
+use crate::run::{JudgedRun, KeepIds, RunFormat, RunOptions};
+use crate::stages;
+
+/// One retriever's current run, judged and scored.
+pub struct Evaluated {
+    pub name: String,
+    pub judged: JudgedRun,
+    /// The candidate list the run was reranked from, with every id kept.
+    pub candidates: Option<JudgedRun>,
+    pub scores: Scores,
+    /// Per gold query, final results absent from the candidates.
+    pub absent: Vec<(usize, Vec<String>)>,
+}
+
+/// What replaces a retriever's configured run, candidate list and chunk
+/// map (the command line's `--run`, `--candidates` and `--chunks
+/// NAME=PATH`); the last entry for a name wins.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub runs: Vec<(String, RunSource)>,
+    pub candidates: Vec<(String, RunSource)>,
+    pub chunks: Vec<(String, PathBuf)>,
+}
+
+/// What to gate.
+#[derive(Debug, Clone, Default)]
+pub struct GateOptions {
+    /// Retrievers to gate; none means every configured one.
+    pub names: Vec<String>,
+    pub overrides: Overrides,
+    /// Read the baselines as they are at this git ref.
+    pub baseline_ref: Option<String>,
+    /// A retriever without a baseline is an error instead of a pass.
+    pub require_baseline: bool,
+}
+
+/// A finished gate: its decision, and what it was decided from (kept for
+/// [`GateRun::record`]).
+pub struct GateRun {
+    pub prep: Prepared,
+    pub runs: Vec<Evaluated>,
+    pub outcome: GateOutcome,
+}
+
+/// Gates the selected retrievers against their baselines.
+pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<GateRun> {
+    let selected = config.select(&opts.names)?;
+    check_baseline_dir(config)?;
+    let prep = prepare(config)?;
+    let runs = evaluate_runs(config, &prep, &selected, &opts.overrides, false, watch)?;
+    let at_ref = match &opts.baseline_ref {
+        Some(rev) => Some(GitRef::resolve(&config.baselines, rev)?),
+        None => None,
+    };
+    let outcome = decide(
+        config,
+        &prep,
+        &runs,
+        opts.require_baseline,
+        false,
+        at_ref.as_ref(),
+    )?;
+    Ok(GateRun { prep, runs, outcome })
+}
+
+impl GateRun {
+    /// Appends each retriever's result to its history (`gate --record`).
+    pub fn record(&self, config: &Config, watch: &dyn Watch) -> Result<()> {
+        let store = Store::new(&config.baselines);
+        let dir = config.path.parent().unwrap_or(Path::new("."));
+        for (e, r) in self.runs.iter().zip(&self.outcome.retrievers) {
+            let lock = store.lock(&e.name, config.gate.lock_timeout, &mut |m: &str| {
+                watch.lock_wait(m)
+            })?;
+            store.append_history(
+                &lock,
+                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), dir),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The config's gold set, checked against its rules, with its metrics.
+pub fn prepare(config: &Config) -> Result<Prepared> {
+    let (gold, warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
+    config.check_against_gold(&gold.path, &gold.strata)?;
+    Ok(
+        Prepared::new(gold, warnings, config.metrics.clone(), config.relevance_level)
+            .with_span_coverage(config.span_coverage),
+    )
+}
+
+/// What a retriever's run (or candidate list) is read from.
+struct Source<'a> {
+    name: &'a str,
+    file: Option<&'a RunSource>,
+    cmd: Option<&'a RetrieverCommand>,
+    /// "run" or "candidate list".
+    what: &'a str,
+}
+
+/// Reads a run, or runs a retriever command and reads its output.
+fn read_source(src: &Source, prep: &Prepared, opts: &RunOptions, watch: &dyn Watch) -> Result<JudgedRun> {
+    let (name, what) = (src.name, src.what);
+    let cmd = match (src.file, src.cmd) {
+        (Some(file), _) => return file.read(prep, opts),
+        (None, Some(cmd)) => cmd,
+        (None, None) => {
+            return Err(usage_error(
+                format!("retriever `{name}` has no {what} to read"),
+                "give it a file or a command in the config",
+            ))
+        }
+    };
+    let label = if what == "run" {
+        format!("retriever {name}")
+    } else {
+        format!("retriever {name} ({what})")
+    };
+    let mut tick = watch.command_started(&label, prep.gold.len());
+    let out = retriever::run(name, cmd, &prep.gold, &mut |n| tick(n));
+    drop(tick);
+    let out = out?;
+    let opts = RunOptions {
+        format: Some(opts.format.unwrap_or(RunFormat::Jsonl)),
+        ..opts.clone()
+    };
+    let mut judged = RunSource::File(out.path.clone()).read(prep, &opts).map_err(|e| {
+        usage_error(
+            format!(
+                "retriever `{name}`: the output of `{}` is not a {what}: {e}{}",
+                cmd.argv.join(" "),
+                retriever::stderr_note(&out.stderr_tail)
+            ),
+            "the command must write JSON lines {\"query_id\": ..., \"results\": [...]} on stdout, and nothing else",
+        )
+    })?;
+    judged.path = PathBuf::from(format!("command: {}", cmd.argv.join(" ")));
+    Ok(judged)
+}
+
+/// Every override names a configured retriever among those selected.
+fn check_overrides(config: &Config, selected: &[&Retriever], overrides: &Overrides) -> Result<()> {
+    let runs = overrides.runs.iter().map(|(n, _)| n);
+    let candidates = overrides.candidates.iter().map(|(n, _)| n);
+    let chunks = overrides.chunks.iter().map(|(n, _)| n);
+    let named: [(&str, Vec<&String>); 3] = [
+        ("--run", runs.collect()),
+        ("--candidates", candidates.collect()),
+        ("--chunks", chunks.collect()),
+    ];
+    for (flag, list) in named {
+        for name in list {
+            config.retriever(name)?;
+            if !selected.iter().any(|r| &r.name == name) {
+                return Err(usage_error(
+                    format!("{flag} {name}=...: `{name}` is not among the retrievers selected"),
+                    "name it as a positional argument too, or drop the override",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The last override for `name`.
+fn pick<'a, T>(list: &'a [(String, T)], name: &str) -> Option<&'a T> {
+    list.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
+}
+
+/// Reads the selected retrievers' runs (with their overrides), keeping
+/// ranked ids to the depth a baseline stores when `for_baseline`, and their
+/// candidate lists where they name one, keeping every id. The gate alone
+/// reads a run's ids only to compare them with its candidate list; a run
+/// without one keeps none (700,000 strings for 7,000 queries at depth 100).
+pub fn evaluate_runs(
+    config: &Config,
+    prep: &Prepared,
+    selected: &[&Retriever],
+    overrides: &Overrides,
+    for_baseline: bool,
+    watch: &dyn Watch,
+) -> Result<Vec<Evaluated>> {
+    check_overrides(config, selected, overrides)?;
+    prep.hashing_beside(|| {
+        selected
+            .iter()
+            .map(|r| evaluate_one(config, prep, r, overrides, for_baseline, watch))
+            .collect()
+    })
+}
+
+/// One retriever's run and candidate list, read, checked and scored.
+fn evaluate_one(
+    config: &Config,
+    prep: &Prepared,
+    r: &Retriever,
+    overrides: &Overrides,
+    for_baseline: bool,
+    watch: &dyn Watch,
+) -> Result<Evaluated> {
+    let keep = match config.depth() {
+        Some(d) => KeepIds::Depth(d),
+        None => KeepIds::All,
+    };
+    // Only span labels need a chunk map; a gold set without them does not
+    // pay for reading one.
+    let chunks = match pick(&overrides.chunks, &r.name).or(r.chunks.as_ref()) {
+        Some(p) if prep.gold.has_spans() => Some(Arc::new(ChunkMap::load(p)?)),
+        _ => None,
+    };
+    let cand_override = pick(&overrides.candidates, &r.name);
+    let two_stage = r.candidates.is_some() || cand_override.is_some();
+    let opts = RunOptions {
+        format: r.run_format,
+        keep_ids: if for_baseline || two_stage {
+            keep
+        } else {
+            KeepIds::None
+        },
+        chunks,
+    };
+    let configured = RunSource::File(r.run.clone());
+    let file = pick(&overrides.runs, &r.name).or_else(|| r.command.is_none().then_some(&configured));
+    let run = Source {
+        name: &r.name,
+        file,
+        cmd: r.command.as_ref(),
+        what: "run",
+    };
+    let judged = read_source(&run, prep, &opts, watch)?;
+    check_coverage(config, prep, &judged)?;
+    let candidates = read_candidates(prep, r, cand_override, &judged, &opts, watch)?;
+    // `candidates:` metrics apply only to a retriever that names its
+    // candidate list.
+    let metrics = match &candidates {
+        Some(_) => prep.metrics.clone(),
+        None => crate::metrics::final_only(&prep.metrics),
+    };
+    let scores = Scores::compute_stages(
+        &metrics,
+        &judged.rankings,
+        candidates.as_ref().map(|c| c.rankings.as_slice()),
+        &prep.contexts,
+    );
+    let absent = match (&candidates, &judged.top_ids) {
+        (Some(c), Some(f)) => c
+            .top_ids
+            .as_ref()
+            .map(|ci| stages::absent_from_candidates(f, ci))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    Ok(Evaluated {
+        name: r.name.clone(),
+        judged,
+        candidates,
+        scores,
+        absent,
+    })
+}
+
+/// A retriever's candidate list, where it names one (or one is given),
+/// read with every id kept and checked to answer the run's queries.
+fn read_candidates(
+    prep: &Prepared,
+    r: &Retriever,
+    cand_override: Option<&RunSource>,
+    judged: &JudgedRun,
+    run_opts: &RunOptions,
+    watch: &dyn Watch,
+) -> Result<Option<JudgedRun>> {
+    let configured = match &r.candidates {
+        Some(Candidates::File(p)) => Some(RunSource::File(p.clone())),
+        _ => None,
+    };
+    let file = cand_override.or(configured.as_ref());
+    let cmd = match &r.candidates {
+        Some(Candidates::Command(c)) => Some(c),
+        _ => None,
+    };
+    if file.is_none() && cmd.is_none() {
+        return Ok(None);
+    }
+    // One chunking serves both stages.
+    let opts = RunOptions {
+        format: None,
+        keep_ids: KeepIds::All,
+        chunks: run_opts.chunks.clone(),
+    };
+    let src = Source {
+        name: &r.name,
+        file,
+        cmd,
+        what: "candidate list",
+    };
+    let c = read_source(&src, prep, &opts, watch)?;
+    stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
+    Ok(Some(c))
+}
+
+/// A run that answers none of the gold queries, or leaves out more than
+/// `gate.max_missing` of them, means the retriever step broke (a crash, a
+/// truncated file, the wrong query set): exit 2, not a "regression" that
+/// sends someone hunting for a quality drop. Fewer absent queries score 0
+/// with a warning, as trec_eval's `-c` does.
+fn check_coverage(config: &Config, prep: &Prepared, run: &JudgedRun) -> Result<()> {
+    let total = prep.gold.len();
+    let missing: Vec<&str> = run.missing().map(|i| prep.gold.queries[i].id.as_str()).collect();
+    if total == 0 || missing.is_empty() {
+        return Ok(());
+    }
+    let max = config.gate.max_missing;
+    let share = missing.len() as f64 / total as f64;
+    let message = if missing.len() == total {
+        format!("the run covers none of the {total} gold queries")
+    } else if share > max {
+        format!(
+            "the run misses {} of the {total} gold queries ({:.1}%, more than gate.max_missing {max} allows): {}",
+            missing.len(),
+            share * 100.0,
+            name_some(&missing, 5)
+        )
+    } else {
+        return Ok(());
+    };
+    Err(input_error_hint(
+        &run.path,
+        None,
+        message,
+        format!(
+            "check that the retriever step finished and ran on the gold set's queries ({}); to accept a partial run, raise gate.max_missing in {}",
+            prep.gold.path.display(),
+            config.path.display()
+        ),
+    ))
+}
+
+/// `gate` compares against the baseline directory: when it does not exist,
+/// every retriever would "have no baseline" and pass, so a typo in
+/// `baselines:` would switch the gate off. `baseline update` creates it.
+fn check_baseline_dir(config: &Config) -> Result<()> {
+    if config.baselines.is_dir() {
+        return Ok(());
+    }
+    Err(input_error_hint(
+        &config.baselines,
+        None,
+        format!(
+            "the baseline directory does not exist (`baselines:` in {})",
+            config.path.display()
+        ),
+        "record the first baselines with `rgate baseline update` (it creates the directory) and commit them; or fix the `baselines:` path",
+    ))
+}
+
+/// The gate's decision for already-evaluated runs.
+/// `recording`: the caller is about to record baselines, so a missing one
+/// needs no advice on how to record it.
+pub fn decide(
+    config: &Config,
+    prep: &Prepared,
+    runs: &[Evaluated],
+    require_baseline: bool,
+    recording: bool,
+    at_ref: Option<&GitRef>,
+) -> Result<GateOutcome> {
+    let store = Store::new(&config.baselines);
+    let mut retrievers = Vec::new();
+    for e in runs {
+        let baseline = match at_ref {
+            Some(r) => r.load_baseline(&store, &e.name)?,
+            None => store.load(&e.name)?,
+        };
+        if baseline.is_none() && require_baseline {
+            return Err(input_error_hint(
+                &store.baseline_path(&e.name),
+                None,
+                format!("no baseline for `{}` (--require-baseline)", e.name),
+                format!("record one with `rgate baseline update {}`", e.name),
+            ));
+        }
+        let current = Current {
+            name: &e.name,
+            run: e.judged.path.display().to_string(),
+            rankings: &e.judged.rankings,
+            scores: &e.scores,
+            candidates: e.candidates.as_ref().and_then(|c| {
+                Some(gate::CurrentCandidates {
+                    path: c.path.display().to_string(),
+                    rankings: &c.rankings,
+                    ids: c.top_ids.as_deref()?,
+                })
+            }),
+        };
+        let mut outcome = gate::evaluate(prep, &config.gate, &current, baseline.as_ref());
+        outcome.warnings = run_warnings(prep, e, std::mem::take(&mut outcome.warnings));
+        if let Some(st) = outcome.stages.as_mut() {
+            st.absent = e
+                .absent
+                .iter()
+                .map(|(q, ids)| (prep.gold.queries[*q].id.clone(), ids.clone()))
+                .collect();
+        }
+        if baseline.is_none() && !recording {
+            outcome.warnings.push(format!(
+                "no baseline for `{}` at {}: it passes for now; record one with `rgate baseline update {}`",
+                e.name,
+                store.baseline_path(&e.name).display(),
+                e.name
+            ));
+        }
+        retrievers.push(outcome);
+    }
+    Ok(GateOutcome {
+        settings: config.gate.clone(),
+        retrievers,
+        warnings: prep.warnings.0.clone(),
+    })
+}
+
+/// What the run reader noticed (absent queries above all) belongs in the
+/// report a reviewer reads, first; then the gate's own warnings.
+fn run_warnings(prep: &Prepared, e: &Evaluated, mut gate_warnings: Vec<String>) -> Vec<String> {
+    let mut out = e.judged.warnings.0.clone();
+    if let Some(c) = &e.candidates {
+        out.extend(c.warnings.0.iter().cloned());
+        out.extend(stages::absent_warning(
+            &prep.gold,
+            &e.judged.path,
+            &c.path,
+            &e.absent,
+        ));
+    }
+    out.append(&mut gate_warnings);
+    out
+}
+
+/// A history line for a result.
+pub fn history_entry(
+    prep: &Prepared,
+    e: &Evaluated,
+    kind: &str,
+    note: Option<String>,
+    verdict: Option<&str>,
+    dir: &Path,
+) -> HistoryEntry {
+    let summary = Summary::new(&e.scores, &prep.gold);
+    let scopes = summary.scope_means();
+    HistoryEntry {
+        time: now_utc(),
+        commit: current_commit(dir),
+        kind: kind.to_string(),
+        note,
+        gold_fingerprint: Some(prep.fingerprint().to_string()),
+        verdict: verdict.map(str::to_string),
+        run: Some(e.judged.path.display().to_string()),
+        aggregates: HistoryEntry::aggregates_of(&e.scores.metrics, &scopes),
+    }
+}

@@ -1,0 +1,346 @@
+//! `gold validate` and `gold stats`: what is wrong with a gold set, and
+//! what it can detect.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::baseline::Store;
+use crate::config::{Config, GateSettings};
+use crate::diag::{count, name_some};
+use crate::gate::{self, PlannedPower};
+use crate::gold::{GoldFormat, GoldSet};
+use crate::goldbuild::printable;
+use crate::goldbuild::provenance;
+use crate::goldbuild::sample::{self, LogFields};
+use crate::judge::is_relevant;
+
+/// Strata smaller than this cannot carry a per-stratum test worth having.
+const SMALL_STRATUM: usize = 10;
+
+/// Which gold set, and what to compare it with.
+#[derive(Debug, Clone, Default)]
+pub struct GoldOptions {
+    /// The config file; without it (and without `gold`), the one found from
+    /// the working directory.
+    pub config: Option<PathBuf>,
+    /// The gold set to read instead of the config's.
+    pub gold: Option<PathBuf>,
+    /// Strata for TREC qrels.
+    pub strata: Option<PathBuf>,
+    /// A query log (JSONL or CSV) to compare the strata mix with.
+    pub log: Option<PathBuf>,
+    /// The log's stratum and text fields.
+    pub stratum_field: String,
+    pub text_field: String,
+}
+
+/// The gold set named, else the config's; the config too when there is one
+/// (it holds the rules and the baselines).
+fn load(opts: &GoldOptions) -> Result<(GoldSet, Option<Config>, i32)> {
+    let (path, strata, config) = match &opts.gold {
+        Some(g) => {
+            let config = match &opts.config {
+                None if crate::config::discover_here().is_none() => None,
+                None => Config::load(None).ok(),
+                Some(c) => Some(Config::load(Some(c))?),
+            };
+            (g.clone(), opts.strata.clone(), config)
+        }
+        None => {
+            let c = Config::load(opts.config.as_deref())?;
+            (
+                c.gold.clone(),
+                opts.strata.clone().or_else(|| c.strata.clone()),
+                Some(c),
+            )
+        }
+    };
+    let (gold, _warnings) = GoldSet::load(&path, strata.as_deref())?;
+    let level = config.as_ref().map_or(1, |c| c.relevance_level);
+    Ok((gold, config, level))
+}
+
+/// A problem with the gold set that makes its numbers wrong.
+pub struct Finding {
+    pub query: Option<String>,
+    pub message: String,
+}
+
+/// What `gold validate` found.
+pub struct Validation {
+    pub gold: GoldSet,
+    /// Errors: the gold set is not valid while there are any.
+    pub findings: Vec<Finding>,
+    /// Advice that does not make it invalid.
+    pub notes: Vec<String>,
+    /// How it was built: see [`build_notes`].
+    pub provenance: serde_json::Value,
+}
+
+impl Validation {
+    pub fn valid(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+/// Checks a gold set: queries that can never be hit, duplicate texts, small
+/// strata, missing texts, and how it was built.
+pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
+    let (gold, _, level) = load(opts)?;
+    let mut findings: Vec<Finding> = Vec::new();
+    for q in &gold.queries {
+        if !q.grades().any(|g| is_relevant(g, level)) {
+            findings.push(Finding {
+                query: Some(q.id.clone()),
+                message: format!(
+                    "no label with grade >= {level}: the query can never be hit, and drags every mean down"
+                ),
+            });
+        }
+    }
+    let mut texts: HashMap<String, &str> = HashMap::new();
+    for q in &gold.queries {
+        if let Some(t) = &q.text {
+            let folded = t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            if let Some(first) = texts.insert(folded, &q.id) {
+                findings.push(Finding {
+                    query: Some(q.id.clone()),
+                    message: format!("same text as `{first}`: a duplicate counts twice in every mean"),
+                });
+            }
+        }
+    }
+    let mut notes = shape_notes(&gold);
+    let (built, provenance) = build_notes(&gold, opts)?;
+    notes.extend(built);
+    Ok(Validation {
+        gold,
+        findings,
+        notes,
+        provenance,
+    })
+}
+
+/// Small strata, and queries without text.
+fn shape_notes(gold: &GoldSet) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (name, n) in gold.strata.iter().zip(gold.stratum_sizes()) {
+        if n < SMALL_STRATUM {
+            notes.push(format!(
+                "stratum `{name}` has {n} quer{}: too few for a per-stratum test to detect much",
+                if n == 1 { "y" } else { "ies" }
+            ));
+        }
+    }
+    let untitled: Vec<&str> = gold
+        .queries
+        .iter()
+        .filter(|q| q.text.is_none())
+        .map(|q| q.id.as_str())
+        .collect();
+    if !untitled.is_empty() && gold.format != GoldFormat::Qrels {
+        notes.push(format!(
+            "{} quer{} no text (reports show text beside lost queries): {}",
+            untitled.len(),
+            if untitled.len() == 1 { "y has" } else { "ies have" },
+            name_some(&untitled, 5)
+        ));
+    }
+    notes
+}
+
+/// One scope's label counts: `all`, then each stratum.
+pub struct ScopeStats {
+    pub name: String,
+    pub queries: usize,
+    pub labels_per_query: f64,
+    pub relevant_per_query: f64,
+    pub min_relevant: usize,
+    pub max_relevant: usize,
+    /// Queries with a grade above 1.
+    pub graded: usize,
+}
+
+/// A gated check's power, from a retriever's baseline.
+pub struct CheckPower {
+    pub retriever: String,
+    pub planned: PlannedPower,
+}
+
+/// What `gold stats` shows.
+pub struct GoldStats {
+    pub gold: GoldSet,
+    pub scopes: Vec<ScopeStats>,
+    /// Labels by grade.
+    pub grades: BTreeMap<i32, usize>,
+    /// The config's gate settings; `None` without a config.
+    pub gate: Option<GateSettings>,
+    /// Minimum detectable drop per gated check, as the gate computes it for
+    /// an unchanged run (the library's baseline_power), so the two agree.
+    pub power: Vec<CheckPower>,
+    /// Configured retrievers with no baseline yet.
+    pub without_baseline: Vec<String>,
+    /// See [`build_notes`].
+    pub notes: Vec<String>,
+    pub provenance: serde_json::Value,
+}
+
+/// Strata sizes, labels, grades, and the smallest drop each rule can
+/// detect.
+pub fn gold_stats(opts: &GoldOptions) -> Result<GoldStats> {
+    let (gold, config, level) = load(opts)?;
+    let (notes, provenance) = build_notes(&gold, opts)?;
+    let mut scopes: Vec<(String, Vec<usize>)> = vec![("all".into(), (0..gold.len()).collect())];
+    for (s, name) in gold.strata.iter().enumerate() {
+        scopes.push((
+            name.clone(),
+            (0..gold.len())
+                .filter(|&i| gold.queries[i].stratum as usize == s)
+                .collect(),
+        ));
+    }
+    let mut grades: BTreeMap<i32, usize> = BTreeMap::new();
+    for q in &gold.queries {
+        for g in q.grades() {
+            *grades.entry(g).or_default() += 1;
+        }
+    }
+    let scopes = scopes
+        .into_iter()
+        .map(|(name, idx)| scope_stats(&gold, level, name, &idx))
+        .collect();
+    let mut power = Vec::new();
+    let mut without_baseline = Vec::new();
+    if let Some(c) = &config {
+        let store = Store::new(&c.baselines);
+        for r in &c.retrievers {
+            let Some(b) = store.load(&r.name)? else {
+                without_baseline.push(r.name.clone());
+                continue;
+            };
+            for planned in gate::baseline_power(&gold, &c.gate, &b) {
+                power.push(CheckPower {
+                    retriever: r.name.clone(),
+                    planned,
+                });
+            }
+        }
+    }
+    Ok(GoldStats {
+        gold,
+        scopes,
+        grades,
+        gate: config.map(|c| c.gate),
+        power,
+        without_baseline,
+        notes,
+        provenance,
+    })
+}
+
+fn scope_stats(gold: &GoldSet, level: i32, name: String, idx: &[usize]) -> ScopeStats {
+    let n = idx.len().max(1) as f64;
+    let labels: usize = idx.iter().map(|&i| gold.queries[i].label_count()).sum();
+    let rel: Vec<usize> = idx
+        .iter()
+        .map(|&i| {
+            gold.queries[i]
+                .grades()
+                .filter(|&g| is_relevant(g, level))
+                .count()
+        })
+        .collect();
+    let graded = idx
+        .iter()
+        .filter(|&&i| gold.queries[i].grades().any(|g| g > 1))
+        .count();
+    ScopeStats {
+        name,
+        queries: idx.len(),
+        labels_per_query: labels as f64 / n,
+        relevant_per_query: rel.iter().sum::<usize>() as f64 / n,
+        min_relevant: rel.iter().min().copied().unwrap_or(0),
+        max_relevant: rel.iter().max().copied().unwrap_or(0),
+        graded,
+    }
+}
+
+/// What `gold validate` and `gold stats` add about how a gold set was built:
+/// notes on unverified labels and single-labeler queries (from provenance),
+/// and how its strata mix drifts from a query log's (with a log).
+pub fn build_notes(gold: &GoldSet, opts: &GoldOptions) -> Result<(Vec<String>, serde_json::Value)> {
+    let mut notes = Vec::new();
+    let prov = provenance::read(&gold.path)?;
+    let t = provenance::trust(gold, &prov);
+    if !t.unverified.is_empty() {
+        let ids: Vec<String> = t.unverified.iter().map(|(q, c)| format!("{q}/{c}")).collect();
+        let names: Vec<&str> = ids.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "{} no person verified (model suggestions): {}; verify them with `rgate gold label`",
+            count(t.unverified.len(), "label", "labels"),
+            name_some(&names, 5)
+        ));
+    }
+    if !t.single_labeler.is_empty() {
+        let names: Vec<&str> = t.single_labeler.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "{} judged by a single labeler: {}",
+            count(t.single_labeler.len(), "query was", "queries were"),
+            name_some(&names, 5)
+        ));
+    }
+    let mut drift_json = serde_json::Value::Null;
+    if let Some(log) = &opts.log {
+        let (note, json) = log_drift(gold, log, opts)?;
+        notes.push(note);
+        drift_json = json;
+    }
+    let j = json!({
+        "labels_with_provenance": t.recorded,
+        "unverified_labels": t.unverified.len(),
+        "single_labeler_queries": t.single_labeler,
+        "log_drift": drift_json,
+    });
+    Ok((notes, j))
+}
+
+/// How the gold set's strata mix drifts from a query log's.
+fn log_drift(
+    gold: &GoldSet,
+    log: &std::path::Path,
+    opts: &GoldOptions,
+) -> Result<(String, serde_json::Value)> {
+    let fields = LogFields {
+        text: opts.text_field.clone(),
+        stratum: opts.stratum_field.clone(),
+    };
+    let (queries, _) = sample::read_log(log, &fields)?;
+    let sizes: Vec<(String, usize)> = gold.strata.iter().cloned().zip(gold.stratum_sizes()).collect();
+    let (rows, tvd) = sample::drift(&sizes, &queries);
+    let worst = rows
+        .iter()
+        .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()));
+    let note = format!(
+        "strata mix vs the log {}: distance {:.2} (0 = same mix){}",
+        printable(&log.display().to_string()),
+        tvd,
+        worst
+            .filter(|w| (w.1 - w.2).abs() >= 0.005)
+            .map(|w| format!(
+                "; most off: `{}` is {:.0}% of the gold set and {:.0}% of the log",
+                printable(&w.0),
+                100.0 * w.1,
+                100.0 * w.2
+            ))
+            .unwrap_or_default()
+    );
+    let json = json!({
+        "log": log.display().to_string(),
+        "distance": tvd,
+        "strata": rows.iter().map(|(s, g, l)| json!({"stratum": s, "gold_share": g, "log_share": l})).collect::<Vec<_>>(),
+    });
+    Ok((note, json))
+}

@@ -1,0 +1,216 @@
+//! `rgate gold validate` and `rgate gold stats` output.
+
+use serde_json::json;
+
+use super::table::{f4, Align, Table};
+use super::Format;
+use crate::diag::count;
+use crate::escape;
+use crate::gate;
+use crate::pipeline::gold::{GoldStats, Validation};
+
+/// The last line of defence for these reports: JSON made safe to print,
+/// and every other line kept from reading as a CI command. Values are
+/// escaped where they enter; this catches what a line's layout exposes.
+fn neutral(format: Format, out: String) -> String {
+    match format {
+        Format::Json => escape::json(out),
+        Format::Markdown | Format::Csv => out,
+        _ => escape::terminal_lines(&out).into_owned(),
+    }
+}
+
+fn headers(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// `gold validate` as JSON, or as text for every other format.
+pub fn validation(v: &Validation, format: Format) -> String {
+    let gold = &v.gold;
+    let out = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&json!({
+                "gold": gold.path.display().to_string(),
+                "queries": gold.len(),
+                "strata": gold.strata,
+                "provenance": v.provenance,
+                "valid": v.valid(),
+                "findings": v.findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
+                "notes": v.notes,
+            }))
+            .unwrap_or_default()
+                + "\n"
+        }
+        _ => {
+            let mut s = format!(
+                "gold {}: {}, {}, fingerprint {}\n",
+                gold.path.display(),
+                count(gold.len(), "query", "queries"),
+                count(gold.strata.len(), "stratum", "strata"),
+                gold.fingerprint()
+            );
+            for f in &v.findings {
+                s += &format!(
+                    "error: {}{}\n",
+                    f.query.as_ref().map(|q| format!("`{}`: ", escape::terminal(q))).unwrap_or_default(),
+                    escape::terminal(&f.message)
+                );
+            }
+            for n in &v.notes {
+                s += &format!("note: {}\n", escape::terminal(n));
+            }
+            s += &if v.valid() {
+                "valid\n".to_string()
+            } else {
+                format!(
+                    "{} finding{}\n",
+                    v.findings.len(),
+                    if v.findings.len() == 1 { "" } else { "s" }
+                )
+            };
+            s
+        }
+    };
+    neutral(format, out)
+}
+
+/// The label counts per scope.
+fn scope_table(st: &GoldStats) -> Table {
+    let mut t = Table::new(
+        headers(&[
+            "stratum",
+            "queries",
+            "labels/q",
+            "relevant/q",
+            "min rel",
+            "max rel",
+            "graded",
+        ]),
+        1,
+    );
+    for s in &st.scopes {
+        t.push(vec![
+            s.name.clone(),
+            s.queries.to_string(),
+            format!("{:.2}", s.labels_per_query),
+            format!("{:.2}", s.relevant_per_query),
+            s.min_relevant.to_string(),
+            s.max_relevant.to_string(),
+            s.graded.to_string(),
+        ]);
+    }
+    t
+}
+
+/// The minimum detectable drop per gated check.
+fn power_table(st: &GoldStats) -> Table {
+    let mut mde = Table::new(
+        headers(&[
+            "retriever",
+            "metric",
+            "stratum",
+            "n",
+            "se",
+            "mde",
+            "tolerance",
+            "enough queries?",
+        ]),
+        3,
+    );
+    mde.align[7] = Align::Left;
+    for c in &st.power {
+        let p = &c.planned;
+        let w = &p.power;
+        let enough = if w.spread == gate::Spread::Floor {
+            "unknown: no spread yet (mde is the floor the query count sets)".to_string()
+        } else if w.enforceable {
+            "yes".to_string()
+        } else {
+            w.queries_needed
+                .map_or("no".into(), |n| format!("no: ~{n} queries"))
+        };
+        mde.push(vec![
+            c.retriever.clone(),
+            p.metric.name(),
+            p.stratum.clone(),
+            p.n.to_string(),
+            if w.se.is_finite() { f4(w.se) } else { "-".into() },
+            w.mde.map_or("-".into(), |m| format!("{m:.3}")),
+            f4(p.tolerance),
+            enough,
+        ]);
+    }
+    mde
+}
+
+fn stats_json(st: &GoldStats) -> String {
+    let gold = &st.gold;
+    let mde: Vec<serde_json::Value> = st
+        .power
+        .iter()
+        .map(|c| {
+            let (p, w) = (&c.planned, &c.planned.power);
+            json!({"retriever": c.retriever, "metric": p.metric.name(), "stratum": p.stratum,
+                "n": p.n, "se": super::num(w.se), "spread": w.spread.name(),
+                "mde": w.mde.map_or(serde_json::Value::Null, super::num),
+                "tolerance": p.tolerance, "enforceable": w.enforceable,
+                "queries_needed": w.queries_needed,
+                "unchanged_fails": w.unchanged_fails.map_or(serde_json::Value::Null, super::num)})
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({
+        "gold": gold.path.display().to_string(),
+        "queries": gold.len(),
+        "strata": gold.strata.iter().zip(gold.stratum_sizes()).map(|(s, n)| json!({"name": s, "queries": n})).collect::<Vec<_>>(),
+        "grades": st.grades.iter().map(|(g, n)| (g.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "min_detectable_drop": mde,
+        "provenance": st.provenance,
+    }))
+    .unwrap_or_default()
+        + "\n"
+}
+
+/// Why some checks have no minimum detectable drop.
+fn power_note(st: &GoldStats) -> String {
+    if st.gate.is_none() {
+        return "no config: the minimum detectable drop needs the rules and a baseline".into();
+    }
+    st.without_baseline
+        .iter()
+        .map(|n| format!("`{n}` has no baseline yet; "))
+        .collect()
+}
+
+/// `gold stats` in every format it has.
+pub fn stats(st: &GoldStats, format: Format) -> String {
+    let t = scope_table(st);
+    let mde = power_table(st);
+    let mix: Vec<String> = st.grades.iter().map(|(g, n)| format!("grade {g}: {n}")).collect();
+    let out = match format {
+        Format::Json => stats_json(st),
+        Format::Markdown => format!("{}\n{}\n\n{}", t.markdown(), mix.join(", "), mde.markdown()),
+        Format::Csv => t.csv(),
+        _ => {
+            let mut s = format!("gold {} · {}\n\n", st.gold.path.display(), st.gold.fingerprint());
+            s += &t.text();
+            s += &format!("\nlabels by grade: {}\n", mix.join(", "));
+            if !mde.rows.is_empty() {
+                s += &format!(
+                    "\nsmallest drop each gated check fails with 80% probability ({}, alpha {} over the gated checks; enough: a drop of twice the tolerance is caught):\n",
+                    st.gate.as_ref().map_or("confident-drop", |g| g.decision.name()),
+                    st.gate.as_ref().map_or(0.05, |g| g.alpha)
+                );
+                s += &mde.text();
+            }
+            let note = power_note(st);
+            if !note.is_empty() {
+                s += &format!("\nnote: {}\n", note.trim_end_matches("; "));
+            }
+            for n in &st.notes {
+                s += &format!("note: {n}\n");
+            }
+            s
+        }
+    };
+    neutral(format, out)
+}
