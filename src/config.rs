@@ -10,6 +10,9 @@ use serde::Deserialize;
 
 use crate::diag::{input_error, input_error_hint, suggest, unknown_key_hint};
 use crate::metrics::{self, Metric};
+// The command a retriever runs is the retriever module's (the layer below):
+// re-exported so `config::RetrieverCommand` keeps working.
+pub use crate::retriever::RetrieverCommand;
 use crate::run::RunFormat;
 
 pub const DEFAULT_CONFIG: &str = "config/rgate.yaml";
@@ -246,15 +249,6 @@ pub struct Retriever {
 pub enum Candidates {
     File(PathBuf),
     Command(RetrieverCommand),
-}
-
-/// A retriever run as a command, without a shell.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RetrieverCommand {
-    pub argv: Vec<String>,
-    pub timeout: std::time::Duration,
-    /// The config file's directory: where the command runs.
-    pub dir: PathBuf,
 }
 
 /// How long a command retriever may run when `timeout_s` is not given.
