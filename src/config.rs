@@ -8,9 +8,15 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Deserialize;
 
-use crate::diag::{input_error, input_error_hint, suggest, unknown_key_hint};
-use crate::metrics::{self, Metric};
+use crate::diag::{input_error_hint, suggest, unknown_key_hint};
+use crate::metrics::Metric;
+// The command a retriever runs is the retriever module's (the layer below):
+// re-exported so `config::RetrieverCommand` keeps working.
+pub use crate::retriever::RetrieverCommand;
 use crate::run::RunFormat;
+
+mod build;
+mod raw;
 
 pub const DEFAULT_CONFIG: &str = "config/rgate.yaml";
 pub const DEFAULT_SEED: u64 = 20261129;
@@ -51,7 +57,7 @@ pub fn check_resamples(b: u32) -> std::result::Result<(), (String, String)> {
 pub fn check_alpha(a: f64) -> std::result::Result<(), (String, String)> {
     if !(a > 0.0 && a < 1.0) {
         return Err((
-            format!("alpha {a} is outside (0, 1)"),
+            format!("alpha {} is outside (0, 1)", crate::diag::number(a)),
             "0.05 is the usual choice".into(),
         ));
     }
@@ -78,7 +84,7 @@ pub fn check_relevance_level(level: i32) -> std::result::Result<(), (String, Str
 pub fn check_span_coverage(c: f64) -> std::result::Result<(), (String, String)> {
     if !(c > 0.0 && c <= 1.0) {
         return Err((
-            format!("span coverage {c} is outside (0, 1]"),
+            format!("span coverage {} is outside (0, 1]", crate::diag::number(c)),
             "a share of the span: 0.5 (the default) credits a span once half of it was retrieved; 1 asks for all of it".into(),
         ));
     }
@@ -260,15 +266,6 @@ pub enum Candidates {
     Command(RetrieverCommand),
 }
 
-/// A retriever run as a command, without a shell.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RetrieverCommand {
-    pub argv: Vec<String>,
-    pub timeout: std::time::Duration,
-    /// The config file's directory: where the command runs.
-    pub dir: PathBuf,
-}
-
 /// How long a command retriever may run when `timeout_s` is not given.
 pub const DEFAULT_TIMEOUT_S: f64 = 600.0;
 
@@ -287,166 +284,9 @@ pub struct Config {
     pub metrics: Vec<Metric>,
     pub retrievers: Vec<Retriever>,
     pub gate: GateSettings,
-}
-
-// ---- the file's shape -------------------------------------------------------
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a config: a map with `gold:` and optionally `retrievers:`, `gate:`, ..."
-)]
-struct RawConfig {
-    gold: String,
-    #[serde(default)]
-    strata: Option<String>,
-    #[serde(default)]
-    baselines: Option<String>,
-    #[serde(default)]
-    baseline_depth: Option<RawDepth>,
-    #[serde(default)]
-    relevance_level: Option<i32>,
-    #[serde(default)]
-    span_coverage: Option<f64>,
-    #[serde(default)]
-    metrics: Option<Vec<String>>,
-    #[serde(default)]
-    retrievers: Vec<RawRetriever>,
-    #[serde(default)]
-    gate: Option<RawGate>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a retriever: a map with `name` and `run`")]
-struct RawRetriever {
-    name: String,
-    #[serde(default)]
-    run: Option<String>,
-    #[serde(default)]
-    run_format: Option<String>,
-    #[serde(default)]
-    command: Option<Vec<String>>,
-    #[serde(default)]
-    timeout_s: Option<f64>,
-    #[serde(default)]
-    chunks: Option<String>,
-    candidates: Option<RawCandidates>,
-}
-
-/// `candidates: path` or `candidates: [program, args...]`.
-#[derive(Deserialize)]
-#[serde(untagged, expecting = "a file path or a command list")]
-enum RawCandidates {
-    File(String),
-    Command(Vec<String>),
-}
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "gate settings: a map such as `alpha`, `rules`"
-)]
-struct RawGate {
-    #[serde(default)]
-    alpha: Option<f64>,
-    #[serde(default)]
-    resamples: Option<u32>,
-    #[serde(default)]
-    seed: Option<u64>,
-    #[serde(default)]
-    test: Option<TestKind>,
-    #[serde(default)]
-    decision: Option<Decision>,
-    #[serde(default)]
-    correction: Option<Correction>,
-    #[serde(default)]
-    weighting: Option<Weighting>,
-    #[serde(default)]
-    lock_timeout_s: Option<f64>,
-    #[serde(default)]
-    rules: Vec<RawRule>,
-    #[serde(default)]
-    max_missing: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a rule: a map with `metric` and `max_drop` or `max_drop_pct`"
-)]
-struct RawRule {
-    metric: String,
-    #[serde(default)]
-    max_drop: Option<f64>,
-    #[serde(default)]
-    max_drop_pct: Option<f64>,
-    #[serde(default)]
-    strata: Option<RawStrata>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged, expecting = "a number of ranked ids, or `all`")]
-enum RawDepth {
-    Ids(u32),
-    Word(String),
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawStrata {
-    One(String),
-    Many(Vec<String>),
-}
-
-fn check_name(path: &Path, name: &str) -> Result<()> {
-    if !valid_retriever_name(name) {
-        return Err(input_error_hint(
-            path,
-            None,
-            format!("retriever name `{name}` is not allowed"),
-            "names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}: they become file names in the baseline directory",
-        ));
-    }
-    Ok(())
-}
-
-/// How deep a baseline stores each query's ranking: as configured, else the
-/// deepest cutoff among the metrics (10 when none has one). That is all a
-/// cut metric needs to be re-scored after a gold change; a metric without a
-/// cutoff (map, ndcg, mrr, r_precision) needs the whole ranking, which for a
-/// large run makes a baseline too big to review (1,000 ids a query), so it
-/// is kept only with `baseline_depth: all`. Stored per-query values cover
-/// every metric either way.
-fn baseline_depth(
-    raw: Option<RawDepth>,
-    metrics: &[Metric],
-) -> std::result::Result<Option<u32>, (String, String)> {
-    // Candidate lists are stored whole (their ceilings and attribution look
-    // at every candidate), so only the final metrics set the depth.
-    let deepest = metrics
-        .iter()
-        .filter(|m| !m.is_candidates())
-        .filter_map(|m| m.cutoff)
-        .max();
-    match raw {
-        None => Ok(Some(deepest.unwrap_or(10))),
-        Some(RawDepth::Word(w)) if w == "all" => Ok(None),
-        Some(RawDepth::Word(w)) => Err((
-            format!("baseline_depth `{w}` is neither a number nor `all`"),
-            "give how many ranked ids a baseline keeps per query, e.g. 100, or `all`".into(),
-        )),
-        Some(RawDepth::Ids(d)) => match deepest {
-            Some(k) if d < k => Err((
-                format!("baseline_depth {d} is below the deepest cutoff in use ({k})"),
-                format!("use at least {k}, or leave it out (the default is the deepest cutoff)"),
-            )),
-            _ if d == 0 => Err((
-                "baseline_depth 0 keeps no ranking to re-score".into(),
-                "leave it out, or give a depth such as 10".into(),
-            )),
-            _ => Ok(Some(d)),
-        },
-    }
+    /// The line of each stratum name each rule gives (parallel to
+    /// `gate.rules`), for the errors only the gold set can reveal.
+    strata_lines: Vec<Vec<Option<usize>>>,
 }
 
 /// `a/b/../c` -> `a/c`, lexically, so messages show the paths users wrote
@@ -528,6 +368,8 @@ impl Config {
         Config::parse(&path, &text)
     }
 
+    /// Reads a config's text (`path` names it in messages and is the base
+    /// of its relative paths).
     pub fn parse(path: &Path, text: &str) -> Result<Config> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         crate::diag::yaml_guard(text).map_err(|(line, why)| {
@@ -538,9 +380,7 @@ impl Config {
                 "write the config out plainly (no aliases, a few levels of nesting)",
             )
         })?;
-        let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| {
-            let line = e.location().map(|l| l.line());
-            let msg = e.to_string();
+        let raw = raw::read(text).map_err(|(line, msg)| {
             let hint = unknown_key_hint(&msg)
                 .unwrap_or_else(|| "see the configuration reference in the README".into());
             input_error_hint(
@@ -550,270 +390,7 @@ impl Config {
                 hint,
             )
         })?;
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let rel = |p: &str| -> PathBuf {
-            let p = Path::new(p);
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                clean(&dir.join(p))
-            }
-        };
-        let line_of_key =
-            |key: &str| -> Option<usize> { text.lines().position(|l| l.contains(key)).map(|i| i + 1) };
-        let bad = |key: &str, msg: String, hint: &str| {
-            input_error_hint(path, line_of_key(key), msg, hint.to_string())
-        };
-
-        if let Some(level) = raw.relevance_level {
-            if let Err((msg, hint)) = check_relevance_level(level) {
-                return Err(bad("relevance_level", msg, &hint));
-            }
-        }
-        if let Some(c) = raw.span_coverage {
-            if let Err((msg, hint)) = check_span_coverage(c) {
-                return Err(bad("span_coverage", msg, &hint));
-            }
-        }
-        let mut metric_list = match &raw.metrics {
-            Some(ms) => metrics::parse_list(ms).map_err(|e| input_error(path, line_of_key("metrics"), e))?,
-            None => metrics::default_metrics(),
-        };
-
-        let mut gate = GateSettings::default();
-        if let Some(g) = raw.gate {
-            if let Some(a) = g.alpha {
-                if let Err((msg, hint)) = check_alpha(a) {
-                    return Err(bad("alpha", msg, &hint));
-                }
-                gate.alpha = a;
-            }
-            if let Some(b) = g.resamples {
-                if let Err((msg, hint)) = check_resamples(b) {
-                    return Err(bad("resamples", msg, &hint));
-                }
-                gate.resamples = b;
-            }
-            if let Some(m) = g.max_missing {
-                if !(0.0..=1.0).contains(&m) {
-                    return Err(bad(
-                        "max_missing",
-                        format!("max_missing {m} is outside [0, 1]"),
-                        "it is a share of the gold queries: 0.10 allows a run to miss one in ten",
-                    ));
-                }
-                gate.max_missing = m;
-            }
-            gate.seed = g.seed.unwrap_or(gate.seed);
-            gate.test = g.test.unwrap_or(gate.test);
-            gate.decision = g.decision.unwrap_or(gate.decision);
-            gate.correction = g.correction.unwrap_or(gate.correction);
-            gate.weighting = g.weighting.unwrap_or(gate.weighting);
-            if let Some(t) = g.lock_timeout_s {
-                if !(0.0..=86_400.0).contains(&t) {
-                    return Err(bad(
-                        "lock_timeout_s",
-                        format!("lock_timeout_s {t} is outside [0, 86400] seconds"),
-                        "300 (the default) lets concurrent CI jobs queue",
-                    ));
-                }
-                gate.lock_timeout = std::time::Duration::from_secs_f64(t);
-            }
-            for r in g.rules {
-                let metric: Metric = r
-                    .metric
-                    .parse()
-                    .map_err(|e| input_error(path, line_of_key(&r.metric), e))?;
-                let tolerance = match (r.max_drop, r.max_drop_pct) {
-                    (Some(v), None) if v >= 0.0 && v.is_finite() => Tolerance::Absolute(v),
-                    (None, Some(p)) if (0.0..=100.0).contains(&p) => Tolerance::Percent(p),
-                    (Some(_), Some(_)) => {
-                        return Err(bad(
-                            &r.metric,
-                            format!("rule for {metric}: give max_drop or max_drop_pct, not both"),
-                            "max_drop is in metric units (0.02), max_drop_pct relative to the baseline (5)",
-                        ))
-                    }
-                    (None, None) => {
-                        return Err(bad(
-                            &r.metric,
-                            format!("rule for {metric}: no tolerance"),
-                            "add max_drop: 0.02 (metric units) or max_drop_pct: 5 (percent of the baseline)",
-                        ))
-                    }
-                    _ => {
-                        return Err(bad(
-                            &r.metric,
-                            format!("rule for {metric}: the tolerance must be a non-negative number (a percentage at most 100)"),
-                            "for example max_drop: 0.02",
-                        ))
-                    }
-                };
-                let strata = match r.strata {
-                    None => StrataSel::All,
-                    Some(RawStrata::One(s)) if s == "all" => StrataSel::All,
-                    Some(RawStrata::One(s)) if s == "overall" => StrataSel::Overall,
-                    Some(RawStrata::One(s)) => StrataSel::List(vec![s]),
-                    Some(RawStrata::Many(v)) => StrataSel::List(v),
-                };
-                if !metric_list.contains(&metric) {
-                    metric_list.push(metric);
-                }
-                gate.rules.push(Rule {
-                    metric,
-                    tolerance,
-                    strata,
-                });
-            }
-        }
-        if gate.rules.is_empty() {
-            // No rules: every configured metric is gated on any significant
-            // drop, overall and per stratum.
-            gate.rules = metric_list
-                .iter()
-                .map(|m| Rule {
-                    metric: *m,
-                    tolerance: Tolerance::Absolute(0.0),
-                    strata: StrataSel::All,
-                })
-                .collect();
-        }
-
-        let mut retrievers = Vec::new();
-        for r in raw.retrievers {
-            check_name(path, &r.name)?;
-            if retrievers.iter().any(|x: &Retriever| x.name == r.name) {
-                return Err(bad(
-                    &r.name,
-                    format!("retriever `{}` is listed twice", r.name),
-                    "retriever names must be unique",
-                ));
-            }
-            // One check for either command a retriever may name (its run's
-            // or its candidate list's); both share `timeout_s`.
-            let command_of = |key: &str, argv: &[String], what: &str, example: &str| {
-                if argv.is_empty() || argv[0].is_empty() {
-                    return Err(bad(
-                        key,
-                        format!("retriever `{}`: {what} is empty", r.name),
-                        example,
-                    ));
-                }
-                let secs = r.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
-                if !(secs > 0.0 && secs <= 86_400.0) {
-                    return Err(bad(
-                        "timeout_s",
-                        format!("retriever `{}`: timeout_s {secs} is outside (0, 86400]", r.name),
-                        "seconds the command may run, e.g. timeout_s: 600",
-                    ));
-                }
-                Ok(RetrieverCommand {
-                    argv: argv.to_vec(),
-                    timeout: std::time::Duration::from_secs_f64(secs),
-                    dir: dir.clone(),
-                })
-            };
-            let command = match (&r.command, &r.run) {
-                (Some(_), Some(_)) => {
-                    return Err(bad(
-                        "command",
-                        format!("retriever `{}` has both `run` and `command`", r.name),
-                        "give `run` (a file an earlier step wrote) or `command` (rgate runs it), not both",
-                    ))
-                }
-                (Some(argv), None) => Some(command_of(
-                    "command",
-                    argv,
-                    "the command",
-                    "a list: the program, then its arguments, e.g. [python3, retrieve.py]",
-                )?),
-                (None, _)
-                    if r.timeout_s.is_some() && !matches!(r.candidates, Some(RawCandidates::Command(_))) =>
-                {
-                    return Err(bad(
-                        "timeout_s",
-                        format!("retriever `{}`: timeout_s without a command", r.name),
-                        "timeout_s limits a `command:` (or a `candidates:` command); drop it for a run file",
-                    ))
-                }
-                (None, _) => None,
-            };
-            let run = match (&command, r.run) {
-                (Some(_), _) => String::new(),
-                (None, Some(run)) => run,
-                (None, None) => {
-                    return Err(bad(
-                        &r.name,
-                        format!("retriever `{}` has neither `run` nor `command`", r.name),
-                        "give the path of its run file (TREC, JSON or JSONL), relative to the config, or a `command:`",
-                    ))
-                }
-            };
-            let run_format = match r.run_format.as_deref() {
-                None => None,
-                Some("trec") => Some(RunFormat::Trec),
-                Some("json") => Some(RunFormat::Json),
-                Some("jsonl") => Some(RunFormat::Jsonl),
-                Some(other) => {
-                    return Err(bad(
-                        "run_format",
-                        format!("run_format `{other}` is not known"),
-                        "use trec, json or jsonl, or leave it out to detect from content",
-                    ))
-                }
-            };
-            let candidates = match r.candidates {
-                None => None,
-                Some(RawCandidates::File(f)) if f.trim().is_empty() => {
-                    return Err(bad(
-                        "candidates",
-                        format!("retriever `{}`: `candidates` is empty", r.name),
-                        "the path of the candidate list (relative to the config), or a command list",
-                    ))
-                }
-                Some(RawCandidates::File(f)) => Some(Candidates::File(rel(&f))),
-                Some(RawCandidates::Command(argv)) => Some(Candidates::Command(command_of(
-                    "candidates",
-                    &argv,
-                    "the candidates command",
-                    "a list: the program, then its arguments, e.g. [python3, candidates.py]",
-                )?)),
-            };
-            retrievers.push(Retriever {
-                name: r.name,
-                run: if command.is_some() {
-                    PathBuf::new()
-                } else {
-                    rel(&run)
-                },
-                run_format,
-                command,
-                chunks: r.chunks.as_deref().map(rel),
-                candidates,
-            });
-        }
-        if let Some(m) = metric_list.iter().find(|m| m.is_candidates()) {
-            if retrievers.is_empty() || retrievers.iter().all(|r| r.candidates.is_none()) {
-                return Err(bad(
-                    &m.name(),
-                    format!("{m} scores a candidate list, and no retriever names one"),
-                    "give the reranked retriever its `candidates:` (the list the reranker was given), or drop the `candidates:` metric",
-                ));
-            }
-        }
-        Ok(Config {
-            path: path.to_path_buf(),
-            gold: rel(&raw.gold),
-            strata: raw.strata.as_deref().map(rel),
-            baselines: rel(raw.baselines.as_deref().unwrap_or("baselines")),
-            baseline_depth: baseline_depth(raw.baseline_depth, &metric_list)
-                .map_err(|(msg, hint)| bad("baseline_depth", msg, &hint))?,
-            relevance_level: raw.relevance_level.unwrap_or(1),
-            span_coverage: raw.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE),
-            metrics: metric_list,
-            retrievers,
-            gate,
-        })
+        build::config(path, raw)
     }
 
     pub fn retriever(&self, name: &str) -> Result<&Retriever> {
@@ -848,11 +425,11 @@ impl Config {
     /// would leave its metric un-gated there, silently weakening the gate.
     pub fn check_against_gold(&self, gold_path: &Path, strata: &[String]) -> Result<()> {
         let names: Vec<&str> = strata.iter().map(String::as_str).collect();
-        for rule in &self.gate.rules {
+        for (i, rule) in self.gate.rules.iter().enumerate() {
             let StrataSel::List(list) = &rule.strata else {
                 continue;
             };
-            for n in list {
+            for (j, n) in list.iter().enumerate() {
                 if n == "overall" || names.contains(&n.as_str()) {
                     continue;
                 }
@@ -861,9 +438,10 @@ impl Config {
                     Some(s) => format!("did you mean `{s}`? {known}"),
                     None => format!("name one of {known}, or `overall`"),
                 };
+                let line = self.strata_lines.get(i).and_then(|l| l.get(j)).copied().flatten();
                 return Err(input_error_hint(
                     &self.path,
-                    None,
+                    line,
                     format!(
                         "rule for {}: stratum `{n}` is not in the gold set {}",
                         rule.metric,
@@ -1043,6 +621,237 @@ mod tests {
         std::fs::create_dir_all(deep.join("config")).unwrap();
         std::fs::write(deep.join(DEFAULT_CONFIG), "gold: g\n").unwrap();
         assert_eq!(discover(&deep), Some(PathBuf::from("config/rgate.yaml")));
+    }
+
+    /// The error's text, which must start `conf/rgate.yaml:{line}: `.
+    fn err_at(text: &str, line: usize) -> String {
+        let e = parse(text).unwrap_err().to_string();
+        let want = format!("conf/rgate.yaml:{line}: ");
+        assert!(e.starts_with(&want), "want line {line}: {e}");
+        e
+    }
+
+    /// The project of tests/cli_policy.rs, its rule without a tolerance.
+    const NO_TOLERANCE: &str = "gold: gold.yaml\nbaselines: baselines\nmetrics: [recall@10]\nretrievers:\n  - name: r\n    run: full.jsonl\ngate:\n  resamples: 1000\n  rules:\n    - metric: recall@10\n      strata: all\n";
+
+    #[test]
+    fn a_rule_without_tolerance_is_reported_at_the_rule() {
+        // Line 10 is `- metric: recall@10`; line 3 (`metrics:`) also names
+        // recall@10, where the old guess landed.
+        let e = err_at(NO_TOLERANCE, 10);
+        assert!(e.contains("rule for recall@10: no tolerance"), "{e}");
+        // Written key-first or not, the rule starts where its map starts.
+        let e = err_at("gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 0.1\n    - strata: all\n      metric: ndcg@10\n", 6);
+        assert!(e.contains("rule for ndcg@10: no tolerance"), "{e}");
+        let e = err_at(
+            "gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 0.1\n      max_drop_pct: 2\n",
+            6,
+        );
+        assert!(e.contains("not both"), "{e}");
+        let e = err_at(
+            "gold: g\ngate:\n  rules:\n    - metric: mrr\n\n      max_drop: -1\n",
+            6,
+        );
+        assert!(e.contains("must be a non-negative number"), "{e}");
+        let e = err_at(
+            "gold: g\ngate:\n  rules:\n    - max_drop: 1\n      metric: mrrr\n",
+            5,
+        );
+        assert!(e.contains("mrrr"), "{e}");
+    }
+
+    #[test]
+    fn value_errors_name_the_value_line() {
+        let e = err_at("gold: g\nmetrics: [mrr]\nbaseline_depth: -1\n", 3);
+        assert!(
+            e.contains("invalid config: a number of ranked ids, or `all`"),
+            "{e}"
+        );
+        let e = err_at("gold: g\n# depth\nbaseline_depth: 5\nmetrics: [recall@10]\n", 3);
+        assert!(
+            e.contains("baseline_depth 5 is below the deepest cutoff in use (10)"),
+            "{e}"
+        );
+        let e = err_at("gold: g\nmetrics:\n  - mrr\n  - recal@10\n", 4);
+        assert!(e.contains("recal@10"), "{e}");
+        err_at("gold: g\nmetrics: []\n", 2);
+        err_at("gold: g\nrelevance_level: 0\n", 2);
+        err_at("gold: g\nspan_coverage: 2\n", 2);
+        err_at("gold: g\ngate:\n  seed: 1\n  alpha: 1.5\n", 4);
+        err_at("gold: g\ngate:\n  seed: 1\n  resamples: 5\n", 4);
+        err_at("gold: g\ngate:\n  seed: 1\n  max_missing: 2\n", 4);
+        err_at("gold: g\ngate:\n  seed: 1\n  lock_timeout_s: -1\n", 4);
+        let retr = |tail: &str, line: usize| {
+            err_at(
+                &format!("gold: g\nretrievers:\n  - name: a\n    run: r\n  - name: h\n{tail}"),
+                line,
+            )
+        };
+        assert!(retr("    run: r\n    run_format: csv\n", 7).contains("run_format `csv`"));
+        assert!(retr("    command: [a]\n    timeout_s: 0\n", 7).contains("timeout_s 0 is outside"));
+        assert!(retr("    run: r\n    timeout_s: 5\n", 7).contains("timeout_s without a command"));
+        assert!(retr("    run: r\n    command: [a]\n", 7).contains("both `run` and `command`"));
+        assert!(retr("    command: []\n", 6).contains("the command is empty"));
+        assert!(retr("    run: r\n    candidates: \"\"\n", 7).contains("`candidates` is empty"));
+        assert!(retr("    run_format: trec\n", 5).contains("neither `run` nor `command`"));
+        assert!(retr("    run: r\n  - name: a\n    run: r\n", 7).contains("listed twice"));
+        assert!(retr("    run: r\n  - name: ../x\n    run: r\n", 7).contains("is not allowed"));
+        let e = err_at(
+            "gold: g\nretrievers:\n  - name: a\n    run: r\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 0\n    - metric: candidates:recall@50\n      max_drop: 0\n",
+            9,
+        );
+        assert!(e.contains("scores a candidate list"), "{e}");
+    }
+
+    #[test]
+    fn parser_errors_name_their_line() {
+        // An unknown key, nested, at its own line, with the nearest key.
+        let e = err_at("gold: g\ngate:\n  alpha: 0.1\n  rules:\n    - metric: mrr\n      max_drop: 0.1\n      stratum: all\n", 7);
+        assert!(e.contains("invalid config: unknown field `stratum`"), "{e}");
+        assert!(e.contains("did you mean `strata`?"), "{e}");
+        // A value of the wrong type.
+        let e = err_at("gold: g\ngate:\n  resamples: lots\n", 3);
+        assert!(e.contains("invalid type: string \"lots\", expected u32"), "{e}");
+        let e = err_at(
+            "gold: g\nretrievers:\n  - name: a\n    command: python3 r.py\n",
+            4,
+        );
+        assert!(e.contains("expected a list here"), "{e}");
+        // Syntax.
+        let e = err_at("gold: g\nbaselines: b: c\n", 2);
+        assert!(
+            e.contains("invalid config: mapping values are not allowed"),
+            "{e}"
+        );
+        // A key given twice.
+        let e = err_at("gold: g\nbaselines: b\nbaselines: c\n", 3);
+        assert!(e.contains("duplicate key `baselines`"), "{e}");
+        assert!(!e.contains("DuplicateKeyPolicy"), "{e}");
+        // A missing key, at the map that lacks it.
+        let e = err_at("gold: g\ngate:\n  rules:\n    - max_drop: 1\n", 4);
+        assert!(e.contains("missing field `metric`"), "{e}");
+    }
+
+    #[test]
+    fn a_stratum_the_gold_set_lacks_is_reported_at_its_name() {
+        let c = parse("gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 0\n      strata:\n        - overall\n        - how_to\n    - metric: ndcg@10\n      max_drop: 0\n      strata: zzz\n").unwrap();
+        let e = c
+            .check_against_gold(Path::new("g"), &["how-to".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("conf/rgate.yaml:8: rule for mrr: stratum `how_to`"),
+            "{e}"
+        );
+        let e = c
+            .check_against_gold(Path::new("g"), &["how_to".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("conf/rgate.yaml:11: rule for ndcg@10: stratum `zzz`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn huge_and_tiny_numbers_are_echoed_short() {
+        let e = err_at("gold: g\ngate:\n  lock_timeout_s: 1e300\n", 3);
+        assert!(
+            e.contains("lock_timeout_s 1e300 is outside [0, 86400] seconds"),
+            "{e}"
+        );
+        let e = err_at("gold: g\ngate:\n  alpha: -1e-320\n", 3);
+        assert!(e.contains("alpha -1e-320 is outside (0, 1)"), "{e}");
+        let e = err_at(
+            "gold: g\nretrievers:\n  - name: h\n    command: [a]\n    timeout_s: 1e25\n",
+            5,
+        );
+        assert!(e.contains("timeout_s 1e25 is outside"), "{e}");
+        assert!(e.len() < 200, "{e}");
+        // Ordinary values print as before.
+        let e = err_at("gold: g\ngate:\n  max_missing: 1.5\n", 3);
+        assert!(e.contains("max_missing 1.5 is outside [0, 1]"), "{e}");
+        let e = err_at("gold: g\ngate:\n  lock_timeout_s: 100000\n", 3);
+        assert!(e.contains("lock_timeout_s 100000 is outside"), "{e}");
+    }
+
+    /// What serde_yaml 0.9 accepted and refused, kept: configs were
+    /// written against it.
+    #[test]
+    fn the_yaml_accepted_is_what_serde_yaml_accepted() {
+        // Anchors without aliases, quoted and unquoted scalars, flow and
+        // block lists, comments, a byte order mark.
+        let c = parse("\u{feff}# rgate\ngold: &g 'gold.yaml' # the set\nbaselines: \"b\"\nmetrics: [mrr, 'ndcg@10']\nretrievers:\n  - {name: a, run: r}\ngate:\n  seed: 0o17\n  resamples: 0x3e8\n  rules:\n    - metric: mrr\n      max_drop: 1\n      strata: [yes, on, no]\n").unwrap();
+        assert_eq!(c.gold, Path::new("conf/gold.yaml"));
+        assert_eq!(c.gate.seed, 15);
+        assert_eq!(c.gate.resamples, 1000);
+        assert_eq!(c.gate.rules[0].tolerance, Tolerance::Absolute(1.0));
+        // YAML 1.2: yes/on/no are text, so stratum names.
+        assert_eq!(
+            c.gate.rules[0].strata,
+            StrataSel::List(vec!["yes".into(), "on".into(), "no".into()])
+        );
+        // Bare `retrievers:` and `rules:` are empty lists.
+        let c = parse("gold: g\nretrievers:\ngate:\n  rules:\nmetrics: [mrr]\n").unwrap();
+        assert!(c.retrievers.is_empty());
+        assert_eq!(c.gate.rules.len(), 1, "the default rule");
+        // An empty value is empty text, refused by the check that follows.
+        let e = err_at("gold: g\nretrievers:\n  - name:\n    run: r\n", 3);
+        assert!(e.contains("retriever name `` is not allowed"), "{e}");
+        // `.inf` reaches the range check.
+        let e = err_at("gold: g\ngate:\n  alpha: .inf\n", 3);
+        assert!(e.contains("alpha inf is outside (0, 1)"), "{e}");
+        // Refused, as before: quoted numbers, `1_000`, `017`, a float where
+        // a count goes, `<<` merges, a number or boolean as a stratum name,
+        // two documents.
+        for (text, line, says) in [
+            (
+                "gold: g\ngate:\n  alpha: \"0.5\"\n",
+                3,
+                "invalid type: string \"0.5\"",
+            ),
+            (
+                "gold: g\ngate:\n  resamples: 1_000\n",
+                3,
+                "invalid type: string \"1_000\"",
+            ),
+            (
+                "gold: g\ngate:\n  resamples: 0100\n",
+                3,
+                "invalid type: string \"0100\"",
+            ),
+            (
+                "gold: g\ngate:\n  resamples: 1e3\n",
+                3,
+                "invalid type: floating point",
+            ),
+            (
+                "gold: g\nbaseline_depth: 1_0\n",
+                2,
+                "baseline_depth `1_0` is neither",
+            ),
+            ("gold: g\n<<: {strata: s}\n", 2, "unknown field `<<`"),
+            (
+                "gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 1\n      strata: [1]\n",
+                6,
+                "expected a stratum name",
+            ),
+            (
+                "gold: g\ngate:\n  rules:\n    - metric: mrr\n      max_drop: 1\n      strata: true\n",
+                6,
+                "invalid type: boolean",
+            ),
+            // The second document, at its first key.
+            ("gold: g\n---\ngold: h\n", 3, "only single YAML document expected"),
+        ] {
+            let e = err_at(text, line);
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        let e = parse("# nothing yet\n").unwrap_err().to_string();
+        assert!(e.contains("invalid config"), "{e}");
+        // Aliases are refused before the parser sees them.
+        let e = err_at("gold: &g g.yaml\nstrata: *g\n", 2);
+        assert!(e.contains("refused: YAML aliases"), "{e}");
     }
 
     #[test]

@@ -224,8 +224,9 @@ pub fn read_text_input(
 }
 
 /// How deeply a YAML input may nest. Gold sets and configs need about five
-/// levels; serde_yaml itself stops at 128, but only after the parser has
-/// spent time quadratic in the depth.
+/// levels. serde-saphyr's own budget stops at 64 levels too (its
+/// `Budget::max_depth` default), but [`yaml_guard`] says so first, in one
+/// message for every YAML input, and refuses aliases outright.
 pub const MAX_YAML_DEPTH: usize = 64;
 
 /// Refuses YAML that would make the parser do unbounded work, before the
@@ -340,6 +341,108 @@ pub fn yaml_guard(text: &str) -> Result<(), (usize, String)> {
     Ok(())
 }
 
+/// The options rgate reads YAML with (serde-saphyr), chosen so the files
+/// accepted stay those serde_yaml 0.9 accepted, which configs were written
+/// against: `key:` read into a text field is `""` (and `~` is `"~"`);
+/// `1_000` and `017` are text, not numbers, and `yes`, `on`, `off` text,
+/// not booleans (YAML 1.2's core schema; serde-saphyr's default takes the
+/// YAML 1.1 forms too);
+/// `<<` is a plain key, not a merge; `.inf` reaches the range checks
+/// rather than failing as a type error. No snippets: rgate prints its own
+/// `file:line:` messages.
+pub fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        null_as_string: true,
+        strict_booleans: true,
+        underscored_numbers_as_strings: true,
+        leading_zero_numbers_as_strings: true,
+        merge_keys: serde_saphyr::MergeKeyPolicy::AsOrdinary,
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+        with_snippet: false,
+    }
+}
+
+/// A serde-saphyr error as the 1-based line it names and a message without
+/// the parser's own "at line L, column C" (rgate puts the line in front, as
+/// `file:line:`). Serde's own wording is kept where rgate reads it back
+/// ([`unknown_key_hint`] finds the valid keys between backticks); the
+/// parser's terms ("sequence start") become the user's ("a list").
+pub fn yaml_error(err: &serde_saphyr::Error, text: &str) -> (Option<usize>, String) {
+    use serde_saphyr::Error as E;
+    let mut err = err.without_snippet();
+    while let E::AliasError { error, .. } = err {
+        err = error.without_snippet();
+    }
+    let loc = err.location();
+    let line = loc.map(|l| l.line() as usize).filter(|&l| l > 0);
+    let quoted = |names: &[&str]| -> String {
+        // serde's `OneOf` wording: `a`; `a` or `b`; one of `a`, `b`, `c`.
+        let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        match q.len() {
+            0 => "nothing".into(),
+            1 => q[0].clone(),
+            2 => format!("{} or {}", q[0], q[1]),
+            _ => format!("one of {}", q.join(", ")),
+        }
+    };
+    let msg = match err {
+        E::SerdeUnknownField { field, expected, .. } if expected.is_empty() => {
+            format!("unknown field `{field}`, there are no fields")
+        }
+        E::SerdeUnknownField { field, expected, .. } => {
+            format!("unknown field `{field}`, expected {}", quoted(expected))
+        }
+        E::SerdeUnknownVariant {
+            variant, expected, ..
+        } => {
+            format!("unknown variant `{variant}`, expected {}", quoted(expected))
+        }
+        E::DuplicateMappingKey { key: Some(k), .. } => format!("duplicate key `{k}`"),
+        E::InvalidScalar { ty, location } => {
+            let span = location.span();
+            let source = span
+                .byte_offset()
+                .zip(span.byte_len())
+                .and_then(|(o, n)| text.get(o as usize..(o + n) as usize))
+                .unwrap_or("");
+            let what = match *ty {
+                "floating point" => "a number".to_string(),
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number, 0 or more".to_string(),
+                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".to_string(),
+                other => other.to_string(),
+            };
+            format!("`{}` is not {what}", excerpt(source))
+        }
+        E::Unexpected { expected, .. } => match *expected {
+            "sequence start" => "expected a list here".into(),
+            "mapping start" => "expected a map (`key: value` lines) here".into(),
+            "string scalar" => "expected a single value here, not a list or map".into(),
+            other => format!("expected {other}"),
+        },
+        E::Eof { .. } => "the file has no YAML document (it is empty or only comments)".into(),
+        other => {
+            use serde_saphyr::MessageFormatter;
+            serde_saphyr::UserMessageFormatter
+                .format_message(other)
+                .into_owned()
+        }
+    };
+    (line, msg)
+}
+
+/// A number as a message quotes it: as Rust prints it (`0.05`, `1.5`),
+/// unless that runs past 20 characters, as `1e300` (301 digits) and
+/// `1e-320` (325) do; then in exponent form. The echo of a bad value must
+/// stay readable.
+pub fn number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() > 20 {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}
+
 /// The candidate nearest to `name` by edit distance (case aside), when it
 /// is near enough to be a typo: within a third of the candidate's length,
 /// or 2 edits for short names.
@@ -431,6 +534,16 @@ mod tests {
         assert!(yaml_guard(&block).is_err());
         // A block scalar's text is not structure.
         assert!(yaml_guard(&format!("t: |\n  {}\n  *x\nu: 1\n", "- ".repeat(100))).is_ok());
+    }
+
+    #[test]
+    fn numbers_are_echoed_short() {
+        assert_eq!(number(1.5), "1.5");
+        assert_eq!(number(100000.0), "100000");
+        assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(number(1e300), "1e300");
+        assert_eq!(number(-1e-320), "-1e-320");
+        assert_eq!(number(f64::INFINITY), "inf");
     }
 
     #[test]

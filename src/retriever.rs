@@ -20,9 +20,19 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::config::RetrieverCommand;
 use crate::diag::usage_error;
 use crate::gold::GoldSet;
+
+/// A retriever run as a command, without a shell. It lives here, with the
+/// code that runs it, rather than in the config that names it: the config
+/// is the layer above and builds one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrieverCommand {
+    pub argv: Vec<String>,
+    pub timeout: Duration,
+    /// The config file's directory: where the command runs.
+    pub dir: PathBuf,
+}
 
 /// How much of the command's stderr an error shows.
 pub const STDERR_TAIL: usize = 2048;

@@ -123,7 +123,7 @@ fn a_rule_naming_an_unknown_stratum_is_an_error() {
         assert_error(
             &o,
             &[
-                "rgate.yaml: rule for recall@10: stratum `how_to` is not in the gold set gold.yaml",
+                "rgate.yaml:12: rule for recall@10: stratum `how_to` is not in the gold set gold.yaml",
                 "did you mean `how-to`? its strata: how-to, multi-hop",
             ],
         );
