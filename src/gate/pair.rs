@@ -294,3 +294,241 @@ pub(super) fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: 
         .map(|q| q.id.clone())
         .collect();
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every expected value below is worked out by hand from the labels
+    //! and stored rankings written out in [`world`].
+
+    use super::*;
+    use crate::baseline::StoredQuery;
+    use crate::diag::Warnings;
+    use crate::gold::{GoldFormat, GoldQuery, Label};
+
+    fn m(name: &str) -> Metric {
+        name.parse().unwrap()
+    }
+
+    fn query(id: &str, stratum: u32, labels: &[(&str, i32)]) -> GoldQuery {
+        GoldQuery {
+            id: id.into(),
+            text: None,
+            stratum,
+            labels: labels
+                .iter()
+                .map(|&(id, grade)| Label { id: id.into(), grade })
+                .collect::<Vec<_>>()
+                .into(),
+            spans: Vec::new(),
+        }
+    }
+
+    fn stored(id: &str, stratum: &str, values: &[f64], ranking: &[&str]) -> StoredQuery {
+        StoredQuery {
+            id: id.into(),
+            stratum: stratum.into(),
+            values: values.to_vec(),
+            ranking: ranking.iter().map(|s| s.to_string()).collect(),
+            candidates: None,
+            text_sha: None,
+            spans: Vec::new(),
+            candidate_spans: Vec::new(),
+        }
+    }
+
+    /// The current gold set: q1 (easy: d1 relevant, d2 judged not
+    /// relevant), q2 and q4 (hard: d3, d4 relevant); q4 is new. The
+    /// baseline, stored in another order, holds q3 (since removed), q2
+    /// (then in `easy`) and q1, with values for [hit_rate@3, mrr@10] that
+    /// differ from what its rankings score on purpose for q2 (stored 0
+    /// for mrr@10, whose ranking scores 1/4), so a test can tell stored
+    /// values from re-scored ones.
+    fn world() -> (Prepared, Baseline) {
+        let gold = GoldSet::from_parts(
+            "gold.yaml",
+            GoldFormat::Yaml,
+            vec![
+                query("q1", 0, &[("d1", 1), ("d2", 0)]),
+                query("q2", 1, &[("d3", 1)]),
+                query("q4", 1, &[("d4", 1)]),
+            ],
+            vec!["easy".into(), "hard".into()],
+        )
+        .unwrap();
+        let metrics = vec![m("hit_rate@3"), m("mrr@10")];
+        let prep = Prepared::new(gold, Warnings::default(), metrics.clone(), 1);
+        let b = Baseline {
+            retriever: "r".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            rgate_version: "test".into(),
+            commit: None,
+            note: None,
+            gold_path: "gold.yaml".into(),
+            gold_fingerprint: prep.fingerprint().to_string(),
+            relevance_level: 1,
+            metrics,
+            depth: None,
+            span_coverage: None,
+            aggregates: Vec::new(),
+            queries: vec![
+                stored("q3", "easy", &[1.0, 1.0], &["d9"]),
+                stored("q2", "easy", &[0.0, 0.0], &["x", "y", "z", "d3"]),
+                stored("q1", "easy", &[1.0, 0.5], &["d2", "d1"]),
+            ],
+        };
+        (prep, b)
+    }
+
+    fn run_pair(prep: &Prepared, b: &Baseline) -> (Paired, Vec<String>) {
+        let mut warnings = Vec::new();
+        let metrics = prep.metrics.clone();
+        let p = pair(prep, b, &metrics, m("judged@10"), false, &mut warnings);
+        (p, warnings)
+    }
+
+    fn outcome() -> RetrieverOutcome {
+        RetrieverOutcome {
+            name: "r".into(),
+            run: "run.jsonl".into(),
+            baseline: None,
+            checks: Vec::new(),
+            resamples: 0,
+            flips: Vec::new(),
+            gained: 0,
+            added_queries: Vec::new(),
+            removed_queries: Vec::new(),
+            gold_changed: false,
+            warnings: Vec::new(),
+            stages: None,
+        }
+    }
+
+    #[test]
+    fn an_unchanged_gold_set_pairs_the_stored_values_by_id() {
+        let (prep, b) = world();
+        let (p, warnings) = run_pair(&prep, &b);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // Gold order q1, q2, q4: q1 and q2 from the baseline, q4 new (0).
+        assert_eq!(p.in_baseline, [true, true, false]);
+        assert_eq!(p.values[0].as_deref(), Some(&[1.0, 0.0, 0.0][..]));
+        // q2's stored 0, not the 1/4 its ranking would score.
+        assert_eq!(p.values[1].as_deref(), Some(&[0.5, 0.0, 0.0][..]));
+        // judged@10 over what was retrieved: q1 2 of 2 labelled, q2 1 of 4
+        // (d3), q4 retrieved nothing.
+        assert_eq!(p.judged.as_deref(), Some(&[1.0, 0.25, 0.0][..]));
+        assert!(p.rescored_candidates.is_none());
+
+        let mut out = outcome();
+        gold_changes(&prep, &b, &p, &mut out);
+        assert!(!out.gold_changed);
+        assert_eq!(out.added_queries, ["q4"]);
+        assert_eq!(out.removed_queries, ["q3"]);
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    }
+
+    #[test]
+    fn a_changed_gold_set_re_scores_the_stored_rankings() {
+        let (prep, mut b) = world();
+        b.gold_fingerprint = "an older gold set".into();
+        let (p, warnings) = run_pair(&prep, &b);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // hit_rate@3: q1's d1 at rank 2; q2's d3 at rank 4, past 3.
+        assert_eq!(p.values[0].as_deref(), Some(&[1.0, 0.0, 0.0][..]));
+        // mrr@10: 1/2 and 1/4.
+        assert_eq!(p.values[1].as_deref(), Some(&[0.5, 0.25, 0.0][..]));
+        let mut out = outcome();
+        gold_changes(&prep, &b, &p, &mut out);
+        assert!(out.gold_changed);
+        assert_eq!(
+            out.warnings,
+            ["the gold set changed since the baseline was recorded (2026-01-01T00:00:00Z): the stored ranking was re-scored against the current labels"]
+        );
+    }
+
+    #[test]
+    fn another_relevance_level_re_scores_without_calling_the_gold_set_changed() {
+        let (prep, mut b) = world();
+        b.relevance_level = 2;
+        let (p, _) = run_pair(&prep, &b);
+        assert_eq!(p.values[1].as_deref(), Some(&[0.5, 0.25, 0.0][..]));
+        let mut out = outcome();
+        gold_changes(&prep, &b, &p, &mut out);
+        assert!(!out.gold_changed);
+    }
+
+    #[test]
+    fn rankings_stored_too_shallow_re_score_only_the_metrics_they_reach() {
+        let (prep, mut b) = world();
+        b.gold_fingerprint = "an older gold set".into();
+        b.depth = Some(3);
+        b.queries[1].ranking.truncate(3);
+        let (p, warnings) = run_pair(&prep, &b);
+        // hit_rate@3 reaches depth 3: q1 hit at 2, q2 no hit in x, y, z.
+        assert_eq!(p.values[0].as_deref(), Some(&[1.0, 0.0, 0.0][..]));
+        assert_eq!(p.values[1], None);
+        // judged@10 cannot be known either: no coverage warning source.
+        assert_eq!(p.judged, None);
+        assert_eq!(
+            warnings,
+            ["the gold set or relevance level changed since the baseline, and mrr@10 cannot be re-scored from rankings stored to depth 3: its checks are skipped; record a new baseline to gate it (or set baseline_depth: all)"]
+        );
+    }
+
+    #[test]
+    fn a_metric_the_baseline_lacks_is_scored_from_its_rankings() {
+        let (prep, mut b) = world();
+        b.metrics.truncate(1);
+        for q in &mut b.queries {
+            q.values.truncate(1);
+        }
+        let (p, warnings) = run_pair(&prep, &b);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(p.values[0].as_deref(), Some(&[1.0, 0.0, 0.0][..]));
+        assert_eq!(p.values[1].as_deref(), Some(&[0.5, 0.25, 0.0][..]));
+        b.depth = Some(3);
+        let (p, warnings) = run_pair(&prep, &b);
+        assert_eq!(p.values[1], None);
+        assert_eq!(
+            warnings,
+            ["the baseline has no mrr@10 and stores rankings only to depth 3: its checks are skipped; record a new baseline to gate it"]
+        );
+    }
+
+    #[test]
+    fn pairing_is_by_id_whatever_stratum_the_baseline_stored() {
+        // q2 was stored under `easy` and is `hard` now: it pairs all the
+        // same, and its value lands at its place in the current gold set.
+        let (prep, b) = world();
+        let (p, _) = run_pair(&prep, &b);
+        assert_eq!(prep.gold.stratum_name(1), "hard");
+        assert!(p.in_baseline[1]);
+        // Its re-scored ranking is its own (mrr 1/4 from d3 at rank 4).
+        assert_eq!(m("mrr@10").compute(&p.rescored[1], &prep.contexts[1]), 0.25);
+        assert_eq!(p.rescored[2], Ranking::default());
+    }
+
+    #[test]
+    fn candidate_lists_pair_when_every_query_stored_them() {
+        let (prep, mut b) = world();
+        b.gold_fingerprint = "an older gold set".into();
+        let metrics = vec![m("hit_rate@3"), m("candidates:hit_rate@3")];
+        let mut warnings = Vec::new();
+        let p = pair(&prep, &b, &metrics, m("judged@10"), true, &mut warnings);
+        assert_eq!(p.rescored_candidates, None);
+        assert_eq!(p.values[1], None);
+        assert_eq!(
+            warnings,
+            ["the baseline stores no candidate lists, so candidates:hit_rate@3 has nothing to compare with: its checks are skipped; record a new baseline (it stores both stages) to gate it"]
+        );
+        let lists: [&[&str]; 3] = [&["d9"], &["a", "b", "c", "d", "d3"], &["d1"]];
+        for (q, list) in b.queries.iter_mut().zip(lists) {
+            q.candidates = Some(list.iter().map(|s| s.to_string()).collect());
+        }
+        let mut warnings = Vec::new();
+        let p = pair(&prep, &b, &metrics, m("judged@10"), true, &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // q1's candidates hold d1 first; q2's hold d3 fifth, past 3.
+        assert_eq!(p.values[1].as_deref(), Some(&[1.0, 0.0, 0.0][..]));
+        assert_eq!(p.rescored_candidates.map(|r| r.len()), Some(3));
+    }
+}
