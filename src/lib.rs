@@ -15,7 +15,7 @@
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
 //! | decisions | [`gate`], [`compare`], [`eval`], [`stages`] | the verdict is decided here, once; [`stages`] says which stage lost a query |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
-//! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
+//! | store, config | [`baseline`], [`gitref`], [`origin`], [`config`] | baselines on disk; where and when a result was recorded; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`], [`chunks`] | the gold set, label lookups, chunk maps |
 //! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
@@ -63,6 +63,7 @@ pub mod gold;
 pub mod goldbuild;
 pub mod judge;
 pub mod metrics;
+pub mod origin;
 pub mod prepared;
 pub mod report;
 pub mod retriever;

@@ -7,13 +7,14 @@ use anyhow::Result;
 use super::gate::{
     decide, emit_warnings, evaluate_runs, history_entry, prepare, use_color, Evaluated, Overrides,
 };
-use crate::baseline::{current_commit, now_utc, Baseline, Store, StoredQuery};
+use crate::baseline::{Baseline, Store, StoredQuery};
 use crate::cli::{BaselineCommand, Global, UpdateArgs};
 use crate::config::{valid_retriever_name, Config};
 use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::Verdict;
+use crate::origin::{current_commit, now_utc};
 use crate::prepared::Prepared;
 use crate::report::baseline as view;
 use crate::report::gate::GateView;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
+use crate::baseline::{HistoryEntry, Store};
 use crate::chunks::ChunkMap;
 use crate::cli::{ColorChoice, GateArgs, Global};
 use crate::config::{Candidates, Config, Retriever, RetrieverCommand};
@@ -16,6 +16,7 @@ use crate::gate::{self, Current, GateOutcome};
 use crate::github::Actions;
 use crate::gitref::GitRef;
 use crate::gold::GoldSet;
+use crate::origin::{current_commit, now_utc};
 use crate::prepared::Prepared;
 use crate::report::gate::GateView;
 use crate::report::Format;

@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::baseline::now_utc;
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
 use crate::diag::{usage_error, UserError};
@@ -20,6 +19,7 @@ use crate::goldbuild::pool::{self, PoolInputs};
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
+use crate::origin::now_utc;
 use crate::report::table::{display_width, Table};
 use crate::report::Format;
 
