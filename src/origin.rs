@@ -8,31 +8,64 @@
 //! Gregorian calendar in 400-year eras, exact for any `i64` day count a
 //! time here can hold; no date crate is needed for one format.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-// ---- provenance ----------------------------------------------------------------
+/// What GitHub Actions says about the run, read only inside Actions
+/// (`GITHUB_ACTIONS=true`, which the runner sets for every step): a shell
+/// or a test harness that happens to carry `GITHUB_EVENT_NAME`,
+/// `GITHUB_EVENT_PATH` or `GITHUB_SHA` is not a workflow run, and its
+/// values must not be recorded as the commit. Built once where the process
+/// environment is read (the command line); [`Ci::from_vars`] takes any
+/// lookup, so tests need not set process variables.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ci {
+    /// `GITHUB_EVENT_NAME` and `GITHUB_EVENT_PATH`, when both are set.
+    pub event: Option<(String, PathBuf)>,
+    /// `GITHUB_SHA`, trimmed; `None` when unset or blank.
+    pub sha: Option<String>,
+}
 
-/// The commit being evaluated: on a pull request in Actions, the PR's head
-/// commit (`GITHUB_SHA` there is a merge commit that exists nowhere after
-/// the run); else `GITHUB_SHA`; else `git rev-parse HEAD` run beside the
-/// config; else unknown.
-pub fn current_commit(dir: &Path) -> Option<String> {
-    if let (Ok(event), Ok(path)) = (
-        std::env::var("GITHUB_EVENT_NAME"),
-        std::env::var("GITHUB_EVENT_PATH"),
-    ) {
-        let payload = std::fs::read_to_string(path).unwrap_or_default();
-        if let Some(sha) = pr_head_sha(&event, &payload) {
-            return Some(sha);
-        }
+impl Ci {
+    /// The process environment's view; `None` outside Actions.
+    pub fn from_env() -> Option<Ci> {
+        Ci::from_vars(|k| std::env::var(k).ok())
     }
-    if let Ok(sha) = std::env::var("GITHUB_SHA") {
-        if !sha.trim().is_empty() {
-            return Some(sha.trim().to_string());
+
+    /// `None` unless `var("GITHUB_ACTIONS")` is `true`: no other GitHub
+    /// variable is read before that is known.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Option<Ci> {
+        if var("GITHUB_ACTIONS")? != "true" {
+            return None;
         }
+        let event = var("GITHUB_EVENT_NAME").zip(var("GITHUB_EVENT_PATH").map(PathBuf::from));
+        let sha = var("GITHUB_SHA")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        Some(Ci { event, sha })
+    }
+
+    /// The commit under evaluation as Actions names it: on a pull request,
+    /// the PR's head commit (`GITHUB_SHA` there is a merge commit that
+    /// exists nowhere after the run); else `GITHUB_SHA`.
+    pub fn commit(&self) -> Option<String> {
+        if let Some((event, path)) = &self.event {
+            let payload = std::fs::read_to_string(path).unwrap_or_default();
+            if let Some(sha) = pr_head_sha(event, &payload) {
+                return Some(sha);
+            }
+        }
+        self.sha.clone()
+    }
+}
+
+/// The commit being evaluated: what Actions names (see [`Ci::commit`]),
+/// else `git rev-parse HEAD` run beside the config; else unknown.
+pub fn current_commit(ci: Option<&Ci>, dir: &Path) -> Option<String> {
+    if let Some(sha) = ci.and_then(Ci::commit) {
+        return Some(sha);
     }
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
@@ -200,6 +233,53 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_795_998_000), "2026-11-30T00:20:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    /// A lookup over `pairs`, as the process environment would answer.
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    /// The case of issue 24: a `pull_request` event's variables without
+    /// `GITHUB_ACTIONS` (a test harness that clears only that one) were
+    /// read, and the event's head recorded as the commit.
+    #[test]
+    fn github_variables_count_only_inside_actions() {
+        let d = tempfile::tempdir().unwrap();
+        let event = d.path().join("event.json");
+        let head = "0123456789abcdef0123456789abcdef01234567";
+        std::fs::write(
+            &event,
+            format!(r#"{{"pull_request": {{"head": {{"sha": "{head}"}}}}}}"#),
+        )
+        .unwrap();
+        let path = event.to_str().unwrap();
+        let outside = [
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_EVENT_PATH", path),
+            ("GITHUB_SHA", "ffffffffffffffffffffffffffffffffffffffff"),
+        ];
+        assert_eq!(Ci::from_vars(vars(&outside)), None);
+        let not_true = [&outside[..], &[("GITHUB_ACTIONS", "1")]].concat();
+        assert_eq!(Ci::from_vars(vars(&not_true)), None);
+
+        let inside = [&outside[..], &[("GITHUB_ACTIONS", "true")]].concat();
+        let ci = Ci::from_vars(vars(&inside)).unwrap();
+        assert_eq!(ci.commit().as_deref(), Some(head));
+        assert_eq!(current_commit(Some(&ci), d.path()).as_deref(), Some(head));
+        // A push: the event names no pull request, GITHUB_SHA stands.
+        let push = [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "push"),
+            ("GITHUB_EVENT_PATH", path),
+            ("GITHUB_SHA", " abc1234\n"),
+        ];
+        assert_eq!(
+            Ci::from_vars(vars(&push)).unwrap().commit().as_deref(),
+            Some("abc1234")
+        );
+        let blank = [("GITHUB_ACTIONS", "true"), ("GITHUB_SHA", "  ")];
+        assert_eq!(Ci::from_vars(vars(&blank)), Some(Ci::default()));
     }
 
     #[test]

@@ -71,6 +71,22 @@ impl Project {
         run(c)
     }
 
+    /// As [`Project::rgate`], inside a GitHub Actions push job: only
+    /// there does rgate read `GITHUB_SHA`.
+    fn rgate_in_actions(&self, args: &[&str]) -> Out {
+        let mut c = common::rgate();
+        c.current_dir(self.dir.path())
+            .env("SOURCE_DATE_EPOCH", "1795996800")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_SHA", "0123456789abcdef")
+            .env_remove("GITHUB_EVENT_NAME")
+            .env_remove("GITHUB_EVENT_PATH")
+            .arg("--config")
+            .arg(self.path("rgate.yaml"))
+            .args(args);
+        run(c)
+    }
+
     fn json(&self, args: &[&str]) -> (i32, Value) {
         let mut a = vec!["--format", "json"];
         a.extend_from_slice(args);
@@ -137,7 +153,7 @@ fn no_baseline_passes_with_advice_unless_required() {
 #[test]
 fn record_then_pass_with_spec_keys() {
     let p = Project::new();
-    let o = p.rgate(&["baseline", "update", "--note", "first"]);
+    let o = p.rgate_in_actions(&["baseline", "update", "--note", "first"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stderr.contains("recorded baseline for `hybrid`"),

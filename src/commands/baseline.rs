@@ -14,7 +14,7 @@ use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::Verdict;
-use crate::origin::{current_commit, now_utc};
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
 use crate::report::baseline as view;
 use crate::report::gate::GateView;
@@ -39,7 +39,10 @@ fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) 
         retriever: e.name.clone(),
         created_at: now_utc(),
         rgate_version: env!("CARGO_PKG_VERSION").to_string(),
-        commit: current_commit(config.path.parent().unwrap_or(Path::new("."))),
+        commit: current_commit(
+            Ci::from_env().as_ref(),
+            config.path.parent().unwrap_or(Path::new(".")),
+        ),
         note,
         gold_path: prep.gold.path.display().to_string(),
         gold_fingerprint: prep.fingerprint().to_string(),

@@ -16,7 +16,7 @@ use crate::gate::{self, Current, GateOutcome};
 use crate::github::Actions;
 use crate::gitref::GitRef;
 use crate::gold::GoldSet;
-use crate::origin::{current_commit, now_utc};
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
 use crate::report::gate::GateView;
 use crate::report::Format;
@@ -405,7 +405,7 @@ pub fn history_entry(
     let scopes = summary.scope_means();
     HistoryEntry {
         time: now_utc(),
-        commit: current_commit(dir),
+        commit: current_commit(Ci::from_env().as_ref(), dir),
         kind: kind.to_string(),
         note,
         gold_fingerprint: Some(prep.fingerprint().to_string()),
