@@ -359,65 +359,16 @@ impl Baseline {
     pub fn parse(path: &Path, text: &str) -> Result<Baseline> {
         // Editors on Windows save a byte-order mark; it is not content.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let version = serde_json::Deserializer::from_str(text)
-            .deserialize_map(Probe)
-            .map_err(|e| json_error(path, &e))?;
-        match version.as_ref().map(|v| (v, v.as_u64())) {
-            Some((_, Some(s))) if s > u64::from(SCHEMA_VERSION) => {
-                return Err(input_error_hint(
-                    path,
-                    None,
-                    format!("baseline schema_version {s} is newer than this rgate reads ({SCHEMA_VERSION})"),
-                    "upgrade rgate; the file is left as it is",
-                ))
-            }
-            Some((_, Some(s))) if s >= 1 => {}
-            Some((v, _)) => {
-                return Err(corrupt(
-                    path,
-                    None,
-                    format!("schema_version {} is not a version rgate ever wrote", excerpt(v)),
-                ))
-            }
-            None => return Err(corrupt(path, None, "no schema_version")),
-        }
+        check_version(path, text)?;
         let mut de = serde_json::Deserializer::from_str(text);
         let raw = RawBaseline::deserialize(&mut de).and_then(|r| de.end().map(|_| r));
         let raw = raw.map_err(|e| json_error(path, &e))?;
-        // Where a query is, for the checks made after the parse; searched
-        // only when one fails.
-        let line_of_query = |id: &str| {
-            text.find(&format!(
-                "\n    {}:",
-                serde_json::to_string(id).unwrap_or_default()
-            ))
-            .map(|p| crate::diag::line_of(text.as_bytes(), p + 1))
-        };
-        let mut metrics: Vec<Metric> = Vec::with_capacity(raw.metrics.len());
-        for m in &raw.metrics {
-            let metric: Metric = m.parse().map_err(|e| corrupt(path, None, e))?;
-            if metrics.contains(&metric) {
-                return Err(corrupt(path, None, format!("metric {metric} is listed twice")));
-            }
-            metrics.push(metric);
-        }
+        let metrics = parse_metrics(path, &raw.metrics)?;
         let names: Vec<String> = metrics.iter().map(Metric::name).collect();
-        let align = |vals: &MetricValues| -> std::result::Result<Vec<f64>, String> {
-            names
-                .iter()
-                .map(|m| {
-                    vals.0
-                        .iter()
-                        .find(|(k, _)| k == m)
-                        .map(|(_, v)| *v)
-                        .ok_or_else(|| format!("lacks a value for {m}"))
-                })
-                .collect()
-        };
         let mut aggregates = Vec::with_capacity(raw.aggregates.0.len());
         for (scope, a) in &raw.aggregates.0 {
-            let means =
-                align(&a.means).map_err(|e| corrupt(path, None, format!("aggregates.{scope} {e}")))?;
+            let means = align(&names, &a.means)
+                .map_err(|e| corrupt(path, None, format!("aggregates.{scope} {e}")))?;
             aggregates.push(ScopeMeans {
                 scope: scope.clone(),
                 n: a.n as usize,
@@ -437,35 +388,9 @@ impl Baseline {
         }
         let mut queries = Vec::with_capacity(raw.queries.0.len());
         for (id, q) in raw.queries.0 {
-            let values = align(&q.values)
-                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
-            if let Some(d) = raw.depth {
-                if q.ranking.len() > d as usize {
-                    return Err(corrupt(
-                        path,
-                        line_of_query(&id),
-                        format!(
-                            "query `{id}` stores {} ranked ids, more than the file's depth {d}",
-                            q.ranking.len()
-                        ),
-                    ));
-                }
-            }
-            let spans = places(q.spans, q.ranking.len(), "ranked ids")
-                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
-            let n_cand = q.candidates.as_ref().map_or(0, Vec::len);
-            let candidate_spans = places(q.candidate_spans, n_cand, "candidates")
-                .map_err(|e| corrupt(path, line_of_query(&id), format!("query `{id}` {e}")))?;
-            queries.push(StoredQuery {
-                id,
-                stratum: q.stratum,
-                values,
-                ranking: q.ranking,
-                candidates: q.candidates,
-                text_sha: q.text_sha,
-                spans,
-                candidate_spans,
-            });
+            let query = stored_query(&names, raw.depth, id, q)
+                .map_err(|(id, e)| corrupt(path, line_of_query(text, &id), format!("query `{id}` {e}")))?;
+            queries.push(query);
         }
         Ok(Baseline {
             retriever: raw.retriever,
@@ -570,6 +495,108 @@ impl Baseline {
     pub fn has_candidates(&self) -> bool {
         !self.queries.is_empty() && self.queries.iter().all(|q| q.candidates.is_some())
     }
+}
+
+/// Refuses a file of a newer schema (left as it is) and one without a
+/// version rgate ever wrote, before anything else is read.
+fn check_version(path: &Path, text: &str) -> Result<()> {
+    let version = serde_json::Deserializer::from_str(text)
+        .deserialize_map(Probe)
+        .map_err(|e| json_error(path, &e))?;
+    match version.as_ref().map(|v| (v, v.as_u64())) {
+        Some((_, Some(s))) if s > u64::from(SCHEMA_VERSION) => Err(input_error_hint(
+            path,
+            None,
+            format!("baseline schema_version {s} is newer than this rgate reads ({SCHEMA_VERSION})"),
+            "upgrade rgate; the file is left as it is",
+        )),
+        Some((_, Some(s))) if s >= 1 => Ok(()),
+        Some((v, _)) => Err(corrupt(
+            path,
+            None,
+            format!("schema_version {} is not a version rgate ever wrote", excerpt(v)),
+        )),
+        None => Err(corrupt(path, None, "no schema_version")),
+    }
+}
+
+/// The file's metric list, each named once.
+fn parse_metrics(path: &Path, raw: &[String]) -> Result<Vec<Metric>> {
+    let mut metrics: Vec<Metric> = Vec::with_capacity(raw.len());
+    for m in raw {
+        let metric: Metric = m.parse().map_err(|e| corrupt(path, None, e))?;
+        if metrics.contains(&metric) {
+            return Err(corrupt(path, None, format!("metric {metric} is listed twice")));
+        }
+        metrics.push(metric);
+    }
+    Ok(metrics)
+}
+
+/// Stored values in the order of the metric `names`.
+fn align(names: &[String], vals: &MetricValues) -> std::result::Result<Vec<f64>, String> {
+    names
+        .iter()
+        .map(|m| {
+            vals.0
+                .iter()
+                .find(|(k, _)| k == m)
+                .map(|(_, v)| *v)
+                .ok_or_else(|| format!("lacks a value for {m}"))
+        })
+        .collect()
+}
+
+/// Where a query is, for the checks made after the parse; searched only
+/// when one fails.
+fn line_of_query(text: &str, id: &str) -> Option<usize> {
+    text.find(&format!(
+        "\n    {}:",
+        serde_json::to_string(id).unwrap_or_default()
+    ))
+    .map(|p| crate::diag::line_of(text.as_bytes(), p + 1))
+}
+
+/// One stored query, checked against the file's metrics and depth; an
+/// error gives back the id with what is wrong.
+fn stored_query(
+    names: &[String],
+    depth: Option<u32>,
+    id: String,
+    q: RawQuery,
+) -> std::result::Result<StoredQuery, (String, String)> {
+    let values = match align(names, &q.values) {
+        Ok(v) => v,
+        Err(e) => return Err((id, e)),
+    };
+    if let Some(d) = depth {
+        if q.ranking.len() > d as usize {
+            let e = format!(
+                "stores {} ranked ids, more than the file's depth {d}",
+                q.ranking.len()
+            );
+            return Err((id, e));
+        }
+    }
+    let spans = match places(q.spans, q.ranking.len(), "ranked ids") {
+        Ok(p) => p,
+        Err(e) => return Err((id, e)),
+    };
+    let n_cand = q.candidates.as_ref().map_or(0, Vec::len);
+    let candidate_spans = match places(q.candidate_spans, n_cand, "candidates") {
+        Ok(p) => p,
+        Err(e) => return Err((id, e)),
+    };
+    Ok(StoredQuery {
+        id,
+        stratum: q.stratum,
+        values,
+        ranking: q.ranking,
+        candidates: q.candidates,
+        text_sha: q.text_sha,
+        spans,
+        candidate_spans,
+    })
 }
 
 /// Tiny helper so the writer above can serialize any value inline.
