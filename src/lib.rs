@@ -17,7 +17,7 @@
 //! | pipeline | [`pipeline`] | each command's whole run as one library call, for every front end: inputs loaded, runs read, scored, decided, recorded |
 //! | decisions | [`gate`], [`compare`], [`eval`], [`stages`] | the verdict is decided here, once; [`stages`] says which stage lost a query |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
-//! | store, config | [`baseline`], [`gitref`], [`config`] | baselines on disk; one validated config |
+//! | store, config | [`baseline`], [`gitref`], [`origin`], [`config`] | baselines on disk; where and when a result was recorded; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`], [`chunks`] | the gold set, label lookups, chunk maps |
 //! | statistics | [`stats`] | pure: slices and a seeded stream, no I/O |
@@ -65,6 +65,7 @@ pub mod gold;
 pub mod goldbuild;
 pub mod judge;
 pub mod metrics;
+pub mod origin;
 pub mod pipeline;
 pub mod prepared;
 pub mod report;

@@ -11,6 +11,7 @@ use crate::cli::{BaselineCommand, Global, UpdateArgs};
 use crate::config::{valid_retriever_name, Config};
 use crate::diag::{usage_error, UserError};
 use crate::fsutil::{emit, write_atomic};
+use crate::origin::Ci;
 use crate::pipeline::{self, UpdateOptions};
 use crate::report::baseline as view;
 use crate::report::gate::GateView;
@@ -31,6 +32,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         overrides: overrides(&args.overrides),
         note: args.note.clone(),
         allow_regression: args.allow_regression,
+        ci: Ci::from_env(),
     };
     opts.check()?;
     let config = Config::load(global.config.as_deref())?;

@@ -11,6 +11,7 @@ use crate::diag::Warnings;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::GateOutcome;
 use crate::github::Actions;
+use crate::origin::Ci;
 use crate::pipeline::{self, GateOptions, Overrides, RunSource};
 use crate::report::gate::GateView;
 use crate::report::Format;
@@ -90,6 +91,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         overrides: overrides(&args.overrides),
         baseline_ref: args.baseline_ref.clone(),
         require_baseline: args.require_baseline,
+        ci: Ci::from_env(),
     };
     let watch = CliWatch { quiet: global.quiet };
     let gated = pipeline::gate(&config, &opts, &watch)?;

@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::baseline::now_utc;
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
 use crate::diag::{usage_error, UserError};
@@ -22,6 +21,7 @@ use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
 use crate::report::goldbuild as out;
 use crate::report::table::display_width;
+use crate::origin::now_utc;
 use crate::report::Format;
 
 fn plural(n: usize, one: &str, many: &str) -> String {

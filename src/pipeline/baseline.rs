@@ -8,7 +8,8 @@ use anyhow::Result;
 
 use super::gate::{decide, evaluate_runs, history_entry, prepare, Evaluated, Overrides};
 use super::Watch;
-use crate::baseline::{current_commit, now_utc, Baseline, Lock, Store, StoredQuery};
+use crate::baseline::{Baseline, Lock, Store, StoredQuery};
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::config::Config;
 use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
@@ -25,6 +26,9 @@ pub struct UpdateOptions {
     pub note: Option<String>,
     /// Record even though the gate fails (needs a note).
     pub allow_regression: bool,
+    /// The CI job this runs in (its commit is recorded), built by the
+    /// caller: the library reads no environment.
+    pub ci: Option<Ci>,
 }
 
 impl UpdateOptions {
@@ -50,6 +54,7 @@ pub struct BaselineUpdate<'a> {
     locks: Vec<(String, Lock)>,
     note: Option<String>,
     allow_regression: bool,
+    ci: Option<Ci>,
     pub prep: Prepared,
     pub runs: Vec<Evaluated>,
     pub outcome: GateOutcome,
@@ -87,6 +92,7 @@ pub fn baseline_update<'a>(
         locks,
         note: opts.note.clone(),
         allow_regression: opts.allow_regression,
+        ci: opts.ci.clone(),
         prep,
         runs,
         outcome,
@@ -141,8 +147,8 @@ impl BaselineUpdate<'_> {
             };
             // Both built before anything is written: `git rev-parse` runs
             // here, not between the two writes.
-            let b = build(self.config, &self.prep, e, self.note.clone());
-            let entry = history_entry(&self.prep, e, kind, self.note.clone(), None, dir);
+            let b = build(self.config, &self.prep, e, self.note.clone(), self.ci.as_ref());
+            let entry = history_entry(&self.prep, e, kind, self.note.clone(), None, dir, self.ci.as_ref());
             let lock = self
                 .locks
                 .iter()
@@ -158,7 +164,7 @@ impl BaselineUpdate<'_> {
 }
 
 /// The baseline of a retriever's current run.
-pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>) -> Baseline {
+pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>, ci: Option<&Ci>) -> Baseline {
     let summary = Summary::new(&e.scores, &prep.gold);
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
@@ -168,7 +174,7 @@ pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<Strin
         retriever: e.name.clone(),
         created_at: now_utc(),
         rgate_version: env!("CARGO_PKG_VERSION").to_string(),
-        commit: current_commit(config.path.parent().unwrap_or(Path::new("."))),
+        commit: current_commit(ci, config.path.parent().unwrap_or(Path::new("."))),
         note,
         gold_path: prep.gold.path.display().to_string(),
         gold_fingerprint: prep.fingerprint().to_string(),

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::{RunSource, Watch};
-use crate::baseline::{current_commit, now_utc, HistoryEntry, Store};
+use crate::baseline::{HistoryEntry, Store};
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::chunks::ChunkMap;
 use crate::config::{Candidates, Config, Retriever};
 use crate::retriever::RetrieverCommand;
@@ -52,6 +53,9 @@ pub struct GateOptions {
     pub baseline_ref: Option<String>,
     /// A retriever without a baseline is an error instead of a pass.
     pub require_baseline: bool,
+    /// The CI job this runs in (`--record` stores its commit), built by the
+    /// caller: the library reads no environment.
+    pub ci: Option<Ci>,
 }
 
 /// A finished gate: its decision, and what it was decided from (kept for
@@ -60,6 +64,7 @@ pub struct GateRun {
     pub prep: Prepared,
     pub runs: Vec<Evaluated>,
     pub outcome: GateOutcome,
+    ci: Option<Ci>,
 }
 
 /// Gates the selected retrievers against their baselines.
@@ -80,7 +85,7 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
         false,
         at_ref.as_ref(),
     )?;
-    Ok(GateRun { prep, runs, outcome })
+    Ok(GateRun { prep, runs, outcome, ci: opts.ci.clone() })
 }
 
 impl GateRun {
@@ -94,7 +99,7 @@ impl GateRun {
             })?;
             store.append_history(
                 &lock,
-                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), dir),
+                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), dir, self.ci.as_ref()),
             )?;
         }
         Ok(())
@@ -465,12 +470,13 @@ pub fn history_entry(
     note: Option<String>,
     verdict: Option<&str>,
     dir: &Path,
+    ci: Option<&Ci>,
 ) -> HistoryEntry {
     let summary = Summary::new(&e.scores, &prep.gold);
     let scopes = summary.scope_means();
     HistoryEntry {
         time: now_utc(),
-        commit: current_commit(dir),
+        commit: current_commit(ci, dir),
         kind: kind.to_string(),
         note,
         gold_fingerprint: Some(prep.fingerprint().to_string()),

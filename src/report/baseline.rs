@@ -9,6 +9,7 @@ use crate::baseline::{Baseline, HistoryEntry};
 use crate::diag::count;
 use crate::escape;
 use crate::metrics::Metric;
+use crate::origin::{parse_rfc3339, rfc3339};
 use crate::report::Format;
 
 pub fn show(b: &Baseline, format: Format) -> String {
@@ -139,61 +140,6 @@ pub fn history(
     }
 }
 
-/// Seconds since the epoch of an RFC 3339 time as rgate writes it
-/// (`2026-11-30T12:00:00Z`), also with fractional seconds or a `+HH:MM`
-/// offset; `None` for anything else (history files are hand-editable).
-/// Hinnant's days-from-civil, the inverse of [`crate::baseline::rfc3339`].
-fn epoch_seconds(t: &str) -> Option<i64> {
-    let b = t.as_bytes();
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || !matches!(b[10], b'T' | b't')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let num = |s: &str, from: usize, to: usize| -> Option<i64> {
-        let d = s.get(from..to)?;
-        d.bytes().all(|c| c.is_ascii_digit()).then(|| d.parse().ok())?
-    };
-    let (y, mo, d) = (num(t, 0, 4)?, num(t, 5, 7)?, num(t, 8, 10)?);
-    let (h, mi, sec) = (num(t, 11, 13)?, num(t, 14, 16)?, num(t, 17, 19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut rest = &t[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if n == 0 {
-            return None;
-        }
-        rest = &frac[n..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ => {
-            let sign = match rest.as_bytes().first()? {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            if rest.len() != 6 || rest.as_bytes()[3] != b':' {
-                return None;
-            }
-            sign * (num(rest, 1, 3)? * 3600 + num(rest, 4, 6)? * 60)
-        }
-    };
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
-}
-
 const DAY: i64 = 86_400;
 
 /// Tick steps for the time axis, in seconds: the smallest that puts at
@@ -222,7 +168,7 @@ const STEPS: &[i64] = &[
 /// labels are alike).
 fn time_ticks(lo: i64, hi: i64) -> Vec<(i64, String)> {
     let full = |t: i64| {
-        let s = crate::baseline::rfc3339(t);
+        let s = rfc3339(t);
         format!("{} {}", &s[..10], &s[11..16])
     };
     let span = hi - lo;
@@ -240,7 +186,7 @@ fn time_ticks(lo: i64, hi: i64) -> Vec<(i64, String)> {
     ticks
         .into_iter()
         .map(|t| {
-            let s = crate::baseline::rfc3339(t);
+            let s = rfc3339(t);
             let label = if step >= DAY {
                 s[..10].to_string()
             } else {
@@ -269,7 +215,7 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String], scope:
     ];
     let timed: Vec<(i64, &HistoryEntry)> = entries
         .iter()
-        .filter_map(|e| Some((epoch_seconds(&e.time)?, e)))
+        .filter_map(|e| Some((parse_rfc3339(&e.time)?, e)))
         .collect();
     let untimed = entries.len() - timed.len();
     let series: Vec<(&String, Vec<Option<f64>>)> = metrics
@@ -509,32 +455,6 @@ mod tests {
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches(r#"<circle class="point gate""#).count(), 2);
         assert!(svg.contains("2026-11-02"));
-    }
-
-    #[test]
-    fn times_read_back_to_the_second() {
-        // By hand: 2000-03-01 is day 11,017 since 1970-01-01 (30 years of
-        // 365 days, 7 leap days, then Jan 31 + Feb 29 days).
-        assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(epoch_seconds("2000-03-01T00:00:00Z"), Some(11_017 * 86_400));
-        assert_eq!(epoch_seconds("2000-03-01T01:30:00+01:30"), Some(11_017 * 86_400));
-        assert_eq!(
-            epoch_seconds("2000-03-01T00:00:05.25Z"),
-            Some(11_017 * 86_400 + 5)
-        );
-        for bad in [
-            "t",
-            "2026-11-30",
-            "2026-13-01T00:00:00Z",
-            "2026-11-30T00:00:00",
-            "２０２６-11-30T00:00:00Z",
-        ] {
-            assert_eq!(epoch_seconds(bad), None, "{bad}");
-        }
-        // The inverse of the writer, across leap years and centuries.
-        for secs in (-4_000_000_000i64..8_000_000_000).step_by(7_777_777) {
-            assert_eq!(epoch_seconds(&crate::baseline::rfc3339(secs)), Some(secs));
-        }
     }
 
     #[test]

@@ -88,7 +88,9 @@ fn no_baseline_passes_with_advice_unless_required() {
 
 #[test]
 fn record_then_pass_with_spec_keys() {
-    let p = project();
+    // Inside a GitHub Actions push job: only there does rgate read
+    // `GITHUB_SHA` (the project clears every other GitHub variable).
+    let p = project().with_env("GITHUB_ACTIONS", "true");
     let o = p.run(&["baseline", "update", "--note", "first"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(

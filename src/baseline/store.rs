@@ -1,0 +1,451 @@
+//! The store: one retriever's baseline and history in a directory,
+//! replaced as one step under its lock, and put back in order after a
+//! killed rgate.
+
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::format::{corrupt, Baseline};
+use super::history::HistoryEntry;
+use super::lock::Lock;
+use crate::diag::{input_error, input_error_hint};
+use crate::fsutil::{refuse_symlink, write_atomic};
+
+/// Where a retriever's files live.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+}
+
+impl Store {
+    pub fn new(dir: impl Into<PathBuf>) -> Store {
+        Store { dir: dir.into() }
+    }
+
+    pub fn baseline_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.json"))
+    }
+
+    pub fn history_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.history.jsonl"))
+    }
+
+    /// The stored baseline, `None` when there is none yet.
+    pub fn load(&self, name: &str) -> Result<Option<Baseline>> {
+        let path = self.baseline_path(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(input_error(&path, None, format!("cannot read baseline: {e}"))),
+        };
+        let b = Baseline::parse(&path, &text)?;
+        if b.retriever != name {
+            return Err(corrupt(
+                &path,
+                None,
+                format!("it holds the baseline of `{}`, not of `{name}`", b.retriever),
+            ));
+        }
+        Ok(Some(b))
+    }
+
+    /// Replaces the baseline and appends its history line as one step: a
+    /// journal naming both is written first and removed last, so a kill at
+    /// any point leaves the old baseline and history, or the new ones (the
+    /// next locked operation completes the step, see [`Store::recover`]).
+    pub fn record(&self, lock: &Lock, b: &Baseline, entry: &HistoryEntry) -> Result<PathBuf> {
+        let name = lock.name.as_str();
+        debug_assert_eq!(name, b.retriever);
+        let path = self.baseline_path(name);
+        let history = self.history_path(name);
+        let journal = self.journal_path(name);
+        for p in [&path, &history, &journal] {
+            refuse_symlink(p)?;
+        }
+        let text = b.to_json_text();
+        let line = history_line(entry);
+        let j = json!({"baseline_sha256": sha256_hex(text.as_bytes()), "history": line});
+        write_atomic(&journal, format!("{j}\n").as_bytes())?;
+        write_atomic(&path, text.as_bytes())?;
+        append_line(&history, &line)?;
+        remove_quietly(&journal);
+        Ok(path)
+    }
+
+    /// Appends one history line (`gate --record`) under the lock.
+    pub fn append_history(&self, lock: &Lock, entry: &HistoryEntry) -> Result<()> {
+        let path = self.history_path(&lock.name);
+        refuse_symlink(&path)?;
+        append_line(&path, &history_line(entry))
+    }
+
+    fn journal_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!(".{name}.journal"))
+    }
+
+    /// Puts a retriever's files back in order after a killed rgate; called
+    /// with the lock held, before anything else reads or writes them.
+    /// Leftover temp files are removed; a torn last history line is cut
+    /// off; a journal whose baseline made it to disk gets its history line
+    /// (unless the line is already there), and one whose baseline did not
+    /// is dropped, the old baseline and history being intact.
+    fn recover(&self, name: &str) -> Result<()> {
+        // write_atomic's temp files: `.` + target name + `.PID.tmp`.
+        for stem in [format!(".{name}.json."), format!("..{name}.journal.")] {
+            remove_stale_temps(&self.dir, &stem);
+        }
+        let history = self.history_path(name);
+        refuse_symlink(&history)?;
+        cut_torn_tail(&history)?;
+        let journal = self.journal_path(name);
+        let text = match std::fs::read_to_string(&journal) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(input_error(&journal, None, format!("cannot read journal: {e}"))),
+        };
+        let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let (Some(sha), Some(line)) = (
+            v.get("baseline_sha256").and_then(Value::as_str),
+            v.get("history").and_then(Value::as_str),
+        ) else {
+            return Err(input_error_hint(
+                &journal,
+                None,
+                "unreadable update journal (rgate writes it whole, so it was edited)",
+                "remove it; check the baseline and its history with `git diff`",
+            ));
+        };
+        let on_disk = std::fs::read(self.baseline_path(name)).ok();
+        if on_disk.as_deref().map(sha256_hex).as_deref() == Some(sha) {
+            let existing = std::fs::read_to_string(&history).unwrap_or_default();
+            if existing.lines().last() != Some(line) {
+                append_line(&history, line)?;
+            }
+        }
+        remove_quietly(&journal);
+        Ok(())
+    }
+
+    pub fn history(&self, name: &str) -> Result<Vec<HistoryEntry>> {
+        let path = self.history_path(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(input_error(&path, None, format!("cannot read history: {e}"))),
+        };
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|e| {
+                input_error_hint(
+                    &path,
+                    Some(i + 1),
+                    format!("corrupt history line: {e}"),
+                    "history lines are JSON objects; fix or remove the line (git shows what changed)",
+                )
+            })?;
+            out.push(HistoryEntry::from_json(&v).ok_or_else(|| {
+                input_error_hint(
+                    &path,
+                    Some(i + 1),
+                    "history line lacks `time`, `kind` or `aggregates`",
+                    "fix or remove the line",
+                )
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// Serializes read-modify-write of one retriever's files, waiting up to
+    /// `wait` for another rgate to finish; `on_wait` hears once that we wait
+    /// and for whom.
+    pub fn lock(&self, name: &str, wait: Duration, on_wait: &mut dyn FnMut(&str)) -> Result<Lock> {
+        let lock = Lock::acquire(&self.dir, name, wait, on_wait)?;
+        self.recover(name)?;
+        Ok(lock)
+    }
+}
+
+/// One history line, newline excluded.
+fn history_line(entry: &HistoryEntry) -> String {
+    serde_json::to_string(&entry.to_json()).unwrap_or_default()
+}
+
+/// Appends `line` and a newline with a single `write` on an append-mode
+/// file, then syncs it.
+fn append_line(path: &Path, line: &str) -> Result<()> {
+    let r = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+        f.write_all(format!("{line}\n").as_bytes())?;
+        f.sync_all()
+    })();
+    r.map_err(|e| input_error(path, None, format!("cannot append history: {e}")))
+}
+
+/// Cuts a history file back to its last complete line: an append killed
+/// mid-write is the only way to get a line without its newline.
+fn cut_torn_tail(path: &Path) -> Result<()> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(_) => return Ok(()),
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(());
+    }
+    let keep = memchr::memrchr(b'\n', &bytes).map_or(0, |p| p + 1);
+    let r = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(keep as u64).and_then(|_| f.sync_all()));
+    r.map_err(|e| input_error(path, None, format!("cannot repair the torn last line: {e}")))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+fn remove_quietly(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// Removes `STEM<digits>.tmp` files that [`write_atomic`] left behind
+/// when its process was killed. Only called under the retriever's lock,
+/// when no write of these files can be under way.
+fn remove_stale_temps(dir: &Path, stem: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stale = name
+            .strip_prefix(stem)
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if stale {
+            remove_quietly(&e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::baseline::format::tests::sample;
+
+    #[test]
+    fn a_file_holding_another_retrievers_baseline_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        std::fs::write(s.baseline_path("bm25"), sample().to_json_text()).unwrap();
+        let e = s.load("bm25").unwrap_err().to_string();
+        assert!(
+            e.contains("bm25.json: corrupt baseline: it holds the baseline of `hybrid`, not of `bm25`"),
+            "{e}"
+        );
+        std::fs::write(s.baseline_path("hybrid"), sample().to_json_text()).unwrap();
+        assert_eq!(s.load("hybrid").unwrap(), Some(sample()));
+    }
+
+    /// No history yet is an empty history; a history that cannot be read
+    /// (here: a directory where the file should be) is an error naming it.
+    #[test]
+    fn a_missing_history_is_empty_and_an_unreadable_one_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        assert!(s.history("bm25").unwrap().is_empty());
+        std::fs::create_dir(s.history_path("bm25")).unwrap();
+        let e = s.history("bm25").unwrap_err().to_string();
+        assert!(e.contains("bm25.history.jsonl: cannot read history"), "{e}");
+    }
+
+    fn no_wait() -> impl FnMut(&str) {
+        |_: &str| {}
+    }
+
+    fn entry(note: &str) -> HistoryEntry {
+        HistoryEntry {
+            time: "2026-11-30T00:00:00Z".into(),
+            commit: None,
+            kind: "baseline-update".into(),
+            note: Some(note.into()),
+            gold_fingerprint: None,
+            verdict: None,
+            run: None,
+            aggregates: BTreeMap::new(),
+        }
+    }
+
+    fn lock(s: &Store, name: &str) -> Lock {
+        s.lock(name, Duration::ZERO, &mut no_wait()).unwrap()
+    }
+
+    #[test]
+    fn record_writes_baseline_and_history_and_no_journal() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let l = lock(&s, "hybrid");
+        s.record(&l, &b, &entry("one")).unwrap();
+        // Hard-link the file: an atomic replace leaves the old inode as it
+        // was, an in-place write would change it under the link.
+        let old = d.path().join("old.json");
+        std::fs::hard_link(s.baseline_path("hybrid"), &old).unwrap();
+        let mut b2 = b.clone();
+        b2.note = Some("two".into());
+        s.record(&l, &b2, &entry("two")).unwrap();
+        drop(l);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), b.to_json_text());
+        assert_eq!(s.load("hybrid").unwrap(), Some(b2));
+        let notes: Vec<_> = s
+            .history("hybrid")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.note.unwrap())
+            .collect();
+        assert_eq!(notes, ["one", "two"]);
+        let mut names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["hybrid.history.jsonl", "hybrid.json", "old.json"]);
+    }
+
+    /// The state a kill leaves between the journal and its removal, and
+    /// what the next locked operation makes of it.
+    #[test]
+    fn the_next_lock_completes_or_drops_an_interrupted_record() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let l = lock(&s, "hybrid");
+        s.record(&l, &b, &entry("one")).unwrap();
+        drop(l);
+        let line = |note: &str| serde_json::to_string(&entry(note).to_json()).unwrap();
+        let journal = |text: &str, note: &str| {
+            let j = json!({"baseline_sha256": sha256_hex(text.as_bytes()), "history": line(note)});
+            std::fs::write(d.path().join(".hybrid.journal"), format!("{j}\n")).unwrap();
+        };
+        let notes = || -> Vec<String> {
+            s.history("hybrid")
+                .unwrap()
+                .into_iter()
+                .map(|e| e.note.unwrap())
+                .collect()
+        };
+
+        // Killed after the rename, before the history append.
+        let mut b2 = b.clone();
+        b2.note = Some("two".into());
+        std::fs::write(s.baseline_path("hybrid"), b2.to_json_text()).unwrap();
+        journal(&b2.to_json_text(), "two");
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+        assert!(!d.path().join(".hybrid.journal").exists());
+
+        // Killed after the append, before the journal's removal: no second line.
+        journal(&b2.to_json_text(), "two");
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+
+        // Killed before the rename: the old baseline stands, no line added.
+        let mut b3 = b.clone();
+        b3.note = Some("three".into());
+        journal(&b3.to_json_text(), "three");
+        std::fs::write(d.path().join(".hybrid.json.4242.tmp"), "{half").unwrap();
+        drop(lock(&s, "hybrid"));
+        assert_eq!(notes(), ["one", "two"]);
+        assert_eq!(s.load("hybrid").unwrap(), Some(b2));
+        assert!(!d.path().join(".hybrid.json.4242.tmp").exists());
+    }
+
+    #[test]
+    fn stale_temps_and_torn_lines_are_cleaned_only_for_their_retriever() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let touch = |n: &str| std::fs::write(d.path().join(n), "x").unwrap();
+        for n in [
+            ".hybrid.json.17.tmp",
+            "..hybrid.journal.9.tmp",
+            ".hybrid.x.json.17.tmp",
+            ".hybrid.json.tmp",
+            "keep.tmp",
+        ] {
+            touch(n);
+        }
+        let h = s.history_path("hybrid");
+        std::fs::write(&h, "{\"a\":1}\n{\"tor").unwrap();
+        drop(lock(&s, "hybrid"));
+        let mut names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                ".hybrid.json.tmp",
+                ".hybrid.x.json.17.tmp",
+                "hybrid.history.jsonl",
+                "keep.tmp"
+            ]
+        );
+        assert_eq!(std::fs::read_to_string(&h).unwrap(), "{\"a\":1}\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_store_never_writes_through_a_symlink() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path().join("store"));
+        std::fs::create_dir_all(&s.dir).unwrap();
+        let outside = d.path().join("outside.txt");
+        std::fs::write(&outside, "mine\n").unwrap();
+        std::os::unix::fs::symlink(&outside, s.history_path("hybrid")).unwrap();
+        let e = s
+            .lock("hybrid", Duration::ZERO, &mut no_wait())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hybrid.history.jsonl: is a symbolic link; rgate does not write the baseline store through links"), "{e}");
+        assert!(e.contains("\nhint: "), "{e}");
+        std::fs::remove_file(s.history_path("hybrid")).unwrap();
+        std::os::unix::fs::symlink(&outside, s.baseline_path("hybrid")).unwrap();
+        let l = lock(&s, "hybrid");
+        let e = s.record(&l, &sample(), &entry("x")).unwrap_err().to_string();
+        assert!(e.contains("hybrid.json: is a symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
+        assert!(!s.history_path("hybrid").exists());
+    }
+
+    #[test]
+    fn history_round_trip() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::new(d.path());
+        let b = sample();
+        let e = HistoryEntry {
+            time: "t".into(),
+            commit: None,
+            kind: "gate".into(),
+            note: Some("n".into()),
+            gold_fingerprint: Some("f".into()),
+            verdict: Some("pass".into()),
+            run: Some("runs/hybrid.jsonl".into()),
+            aggregates: HistoryEntry::aggregates_of(&b.metrics, &b.aggregates),
+        };
+        let l = lock(&s, "hybrid");
+        s.append_history(&l, &e).unwrap();
+        s.append_history(&l, &e).unwrap();
+        assert_eq!(s.history("hybrid").unwrap(), vec![e.clone(), e]);
+    }
+}
