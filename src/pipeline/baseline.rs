@@ -54,7 +54,10 @@ pub struct BaselineUpdate<'a> {
     locks: Vec<(String, Lock)>,
     note: Option<String>,
     allow_regression: bool,
-    ci: Option<Ci>,
+    /// The commit recorded, asked of git before any lock is taken: a child
+    /// process started under the lock would hold its descriptor until it
+    /// execs, and one killed with us would block the next update.
+    commit: Option<String>,
     pub prep: Prepared,
     pub runs: Vec<Evaluated>,
     pub outcome: GateOutcome,
@@ -71,6 +74,7 @@ pub fn baseline_update<'a>(
     let prep = prepare(config)?;
     let selected = config.select(&opts.names)?;
     let store = Store::new(&config.baselines);
+    let commit = current_commit(opts.ci.as_ref(), config.path.parent().unwrap_or(Path::new(".")));
     // Hold every lock from the gate check to the last write, so nobody
     // records in between; taken in name order, so two updates of
     // overlapping retrievers queue instead of each holding what the other
@@ -92,7 +96,7 @@ pub fn baseline_update<'a>(
         locks,
         note: opts.note.clone(),
         allow_regression: opts.allow_regression,
-        ci: opts.ci.clone(),
+        commit,
         prep,
         runs,
         outcome,
@@ -137,7 +141,6 @@ impl BaselineUpdate<'_> {
             return Err(anyhow::Error::new(refused));
         }
         let failing = self.failing();
-        let dir = self.config.path.parent().unwrap_or(Path::new("."));
         let mut written = Vec::new();
         for e in &self.runs {
             let kind = if failing.contains(&e.name.as_str()) {
@@ -147,8 +150,8 @@ impl BaselineUpdate<'_> {
             };
             // Both built before anything is written: `git rev-parse` runs
             // here, not between the two writes.
-            let b = build(self.config, &self.prep, e, self.note.clone(), self.ci.as_ref());
-            let entry = history_entry(&self.prep, e, kind, self.note.clone(), None, dir, self.ci.as_ref());
+            let b = build(self.config, &self.prep, e, self.note.clone(), self.commit.clone());
+            let entry = history_entry(&self.prep, e, kind, self.note.clone(), None, self.commit.clone());
             let lock = self
                 .locks
                 .iter()
@@ -164,7 +167,7 @@ impl BaselineUpdate<'_> {
 }
 
 /// The baseline of a retriever's current run.
-pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>, ci: Option<&Ci>) -> Baseline {
+pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>, commit: Option<String>) -> Baseline {
     let summary = Summary::new(&e.scores, &prep.gold);
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
@@ -174,7 +177,7 @@ pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<Strin
         retriever: e.name.clone(),
         created_at: now_utc(),
         rgate_version: env!("CARGO_PKG_VERSION").to_string(),
-        commit: current_commit(ci, config.path.parent().unwrap_or(Path::new("."))),
+        commit,
         note,
         gold_path: prep.gold.path.display().to_string(),
         gold_fingerprint: prep.fingerprint().to_string(),

@@ -92,14 +92,15 @@ impl GateRun {
     /// Appends each retriever's result to its history (`gate --record`).
     pub fn record(&self, config: &Config, watch: &dyn Watch) -> Result<()> {
         let store = Store::new(&config.baselines);
-        let dir = config.path.parent().unwrap_or(Path::new("."));
+        // Asked of git before any lock: see `BaselineUpdate`'s `commit`.
+        let commit = current_commit(self.ci.as_ref(), config.path.parent().unwrap_or(Path::new(".")));
         for (e, r) in self.runs.iter().zip(&self.outcome.retrievers) {
             let lock = store.lock(&e.name, config.gate.lock_timeout, &mut |m: &str| {
                 watch.lock_wait(m)
             })?;
             store.append_history(
                 &lock,
-                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), dir, self.ci.as_ref()),
+                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), commit.clone()),
             )?;
         }
         Ok(())
@@ -469,14 +470,13 @@ pub fn history_entry(
     kind: &str,
     note: Option<String>,
     verdict: Option<&str>,
-    dir: &Path,
-    ci: Option<&Ci>,
+    commit: Option<String>,
 ) -> HistoryEntry {
     let summary = Summary::new(&e.scores, &prep.gold);
     let scopes = summary.scope_means();
     HistoryEntry {
         time: now_utc(),
-        commit: current_commit(ci, dir),
+        commit,
         kind: kind.to_string(),
         note,
         gold_fingerprint: Some(prep.fingerprint().to_string()),
