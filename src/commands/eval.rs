@@ -39,7 +39,10 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
                     },
                     if nameless.len() == 1 { "it" } else { "them" }
                 ),
-                "trec_eval measures: map, map@k, r_precision, mrr (recip_rank, no cutoff), precision@k, recall@k, ndcg, ndcg@k, hit_rate@k (success); pass those with --metrics, or drop --names trec_eval",
+                format!(
+                    "trec_eval measures: {}; pass those with --metrics, or drop --names trec_eval",
+                    crate::metrics::trec_eval_measures()
+                ),
             ));
         }
     }
