@@ -37,6 +37,10 @@ pub struct CompareRow {
     pub upper_bound: f64,
     /// The test that ran (see [`test_for`]).
     pub test: TestKind,
+    /// Whether the Holm-adjusted p is below alpha: decided here, once, so
+    /// every report marks the same rows (criterion re-decides its
+    /// threshold in each renderer; two renderers can then disagree).
+    pub significant: bool,
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
@@ -384,6 +388,7 @@ pub fn compare(
                 lower_bound: t.lower_bound,
                 upper_bound: t.upper_bound,
                 test: tested.test,
+                significant: false,
                 wins,
                 ties,
                 losses,
@@ -393,6 +398,7 @@ pub fn compare(
     let adjusted = stats::holm(&rows.iter().map(|r| r.cmp.p_value).collect::<Vec<_>>());
     for (r, a) in rows.iter_mut().zip(adjusted) {
         r.cmp.p_adjusted = a;
+        r.significant = a < settings.alpha;
     }
     rows
 }

@@ -111,7 +111,7 @@ impl CompareView<'_> {
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
         for r in &self.comparisons[k] {
-            let mark = if r.cmp.p_adjusted < self.settings.alpha {
+            let mark = if r.significant {
                 " *"
             } else {
                 ""
@@ -224,7 +224,7 @@ impl CompareView<'_> {
                     .iter()
                     .map(|c| {
                         let mut o = super::check_row(&c.cmp, c.test.name(), "not-gated");
-                        o.insert("significant".into(), json!(c.cmp.p_adjusted < s.alpha));
+                        o.insert("significant".into(), json!(c.significant));
                         o.insert("lower_bound".into(), super::num(c.lower_bound));
                         o.insert("upper_bound".into(), super::num(c.upper_bound));
                         o.insert("wins".into(), json!(c.wins));
