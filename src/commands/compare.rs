@@ -162,7 +162,7 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
         settings: &settings,
         alternative,
     };
-    emit(global.output.as_deref(), &view.render(format))?;
+    emit(global.output.as_deref(), &view.render(format)?)?;
     Ok(0)
 }
 

@@ -131,7 +131,7 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         by_stratum: args.by_stratum,
         trec_names,
     };
-    emit(global.output.as_deref(), &view.render(global.format()))?;
+    emit(global.output.as_deref(), &view.render(global.format())?)?;
     // The process ends after this: freeing the gold set and the rankings
     // one allocation at a time would only delay the exit.
     std::mem::forget((prep, judged, scores, candidates, stages));
