@@ -217,7 +217,11 @@ impl Family {
 
 /// Every metric form rgate computes, for messages: `recall@k, ..., judged@k`.
 fn metric_forms() -> String {
-    FAMILIES.iter().flat_map(Family::forms).collect::<Vec<_>>().join(", ")
+    FAMILIES
+        .iter()
+        .flat_map(Family::forms)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The metrics that have a trec_eval measure, in trec_eval's order, for the
@@ -230,7 +234,13 @@ pub fn trec_eval_measures() -> String {
         .iter()
         .filter(|f| f.trec_eval.is_some() || f.trec_eval_cut.is_some())
         .collect();
-    let first = |f: &Family| f.trec_eval.into_iter().chain(f.trec_eval_cut).map(|t| t.order).min();
+    let first = |f: &Family| {
+        f.trec_eval
+            .into_iter()
+            .chain(f.trec_eval_cut)
+            .map(|t| t.order)
+            .min()
+    };
     families.sort_by_key(|f| first(f));
     let mut out = Vec::new();
     for f in families {
@@ -241,9 +251,16 @@ pub fn trec_eval_measures() -> String {
         if f.trec_eval_cut.is_some() {
             forms.push(format!("{}@k", f.name));
         }
-        let trec_name = f.trec_eval.or(f.trec_eval_cut).map_or("", |t| t.name.trim_end_matches('_'));
+        let trec_name = f
+            .trec_eval
+            .or(f.trec_eval_cut)
+            .map_or("", |t| t.name.trim_end_matches('_'));
         let mut notes = Vec::new();
-        if !f.name.replace('_', "").starts_with(&trec_name.replace('_', "").to_ascii_lowercase()) {
+        if !f
+            .name
+            .replace('_', "")
+            .starts_with(&trec_name.replace('_', "").to_ascii_lowercase())
+        {
             notes.push(trec_name);
         }
         if f.cutoff != Cutoff::None && f.trec_eval_cut.is_none() {
@@ -696,10 +713,9 @@ mod tests {
     /// ndcg_cut, map_cut, success), written out by hand.
     #[test]
     fn trec_eval_order_follows_its_measure_table() {
-        let ms = parse_list(&[
-            "hit_rate@5,map@5,ndcg@5,ndcg,recall@5,precision@5,mrr,r_precision,map,judged@5",
-        ])
-        .unwrap();
+        let ms =
+            parse_list(&["hit_rate@5,map@5,ndcg@5,ndcg,recall@5,precision@5,mrr,r_precision,map,judged@5"])
+                .unwrap();
         let mut sorted = ms.clone();
         sorted.sort_by_key(Metric::trec_eval_order);
         let names: Vec<String> = sorted
