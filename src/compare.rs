@@ -37,6 +37,10 @@ pub struct CompareRow {
     pub upper_bound: f64,
     /// The test that ran (see [`test_for`]).
     pub test: TestKind,
+    /// Whether the Holm-adjusted p is below alpha: decided here, once, so
+    /// every report marks the same rows (criterion re-decides its
+    /// threshold in each renderer; two renderers can then disagree).
+    pub significant: bool,
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
@@ -384,6 +388,7 @@ pub fn compare(
                 lower_bound: t.lower_bound,
                 upper_bound: t.upper_bound,
                 test: tested.test,
+                significant: false,
                 wins,
                 ties,
                 losses,
@@ -393,6 +398,7 @@ pub fn compare(
     let adjusted = stats::holm(&rows.iter().map(|r| r.cmp.p_value).collect::<Vec<_>>());
     for (r, a) in rows.iter_mut().zip(adjusted) {
         r.cmp.p_adjusted = a;
+        r.significant = a < settings.alpha;
     }
     rows
 }
@@ -410,5 +416,37 @@ mod tests {
         assert_eq!(test_for(TestKind::Bootstrap, 30), TestKind::Bootstrap);
         assert_eq!(test_for(TestKind::TTest, 5), TestKind::TTest);
         assert_eq!(test_for(TestKind::Randomization, 500), TestKind::Randomization);
+    }
+
+    /// The row says whether it is significant, so no renderer decides it:
+    /// 20 of 40 queries falling from 1 to 0 is (any paired test gives p
+    /// far below 0.05), an unchanged run is not (every delta is 0).
+    #[test]
+    fn rows_carry_their_significance() {
+        use crate::gold::{GoldFormat, GoldQuery, Labels};
+        let queries: Vec<GoldQuery> = (0..40)
+            .map(|i| GoldQuery {
+                id: format!("q{i:02}"),
+                text: None,
+                stratum: 0,
+                spans: Vec::new(),
+                labels: Labels::default(),
+            })
+            .collect();
+        let gold = GoldSet::from_parts("g", GoldFormat::Yaml, queries, vec!["s".into()]).unwrap();
+        let metric = Metric::new(crate::metrics::Kind::Mrr, None);
+        let scores = |v: Vec<f64>| Scores {
+            metrics: vec![metric],
+            values: vec![v],
+        };
+        let base = scores(vec![1.0; 40]);
+        let dropped = scores((0..40).map(|i| if i < 20 { 0.0 } else { 1.0 }).collect());
+        let settings = GateSettings::default();
+        for (cand, want) in [(&dropped, true), (&base, false)] {
+            let rows = compare(&gold, &base, cand, &settings, Alternative::TwoSided, false);
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].significant, want, "{:?}", rows[0].cmp);
+            assert_eq!(rows[0].significant, rows[0].cmp.p_adjusted < settings.alpha);
+        }
     }
 }

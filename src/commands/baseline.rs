@@ -46,7 +46,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         command: "baseline update",
         color: use_color(global),
     };
-    emit(global.output.as_deref(), &report.render(format))?;
+    emit(global.output.as_deref(), &report.render(format)?)?;
     if let Some(refused) = update.refusal() {
         eprintln!("{refused}");
         return Ok(1);
@@ -79,7 +79,7 @@ fn show(name: &str, global: &Global) -> Result<u8> {
         })
     })?;
     let format = global.format();
-    emit(global.output.as_deref(), &view::show(&b, format))?;
+    emit(global.output.as_deref(), &view::show(&b, format)?)?;
     Ok(0)
 }
 
@@ -180,7 +180,7 @@ fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Glob
     let format = global.format();
     emit(
         global.output.as_deref(),
-        &view::history(name, &entries, &config.metrics, scope, format),
+        &view::history(name, &entries, &config.metrics, scope, format)?,
     )?;
     if let Some(p) = plot {
         write_atomic(p, view::plot_svg(name, &entries, &gated, scope).as_bytes())?;

@@ -51,7 +51,7 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     warnings.emit(global.quiet);
     emit(
         global.output.as_deref(),
-        &view(&compared?).render(global.format()),
+        &view(&compared?).render(global.format())?,
     )?;
     Ok(0)
 }

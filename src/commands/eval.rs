@@ -50,7 +50,7 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
     let evaluated = evaluated?;
     emit(
         global.output.as_deref(),
-        &view(&evaluated, args, trec_names).render(global.format()),
+        &view(&evaluated, args, trec_names).render(global.format())?,
     )?;
     // The process ends after this: freeing the gold set and the rankings
     // one allocation at a time would only delay the exit.

@@ -57,7 +57,7 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
         command: "gate",
         color: false,
     }
-    .render(Format::Markdown);
+    .render(Format::Markdown)?;
     let report = match report_dir {
         Some(dir) => dir.join("report.md"),
         None => {
@@ -78,9 +78,9 @@ fn write_report_dir(view: &GateView, dir: &Path) -> Result<()> {
         color: false,
         ..*view
     };
-    write_atomic(&dir.join("report.md"), plain.render(Format::Markdown).as_bytes())?;
-    write_atomic(&dir.join("report.json"), plain.render(Format::Json).as_bytes())?;
-    write_atomic(&dir.join("junit.xml"), plain.render(Format::Junit).as_bytes())?;
+    write_atomic(&dir.join("report.md"), plain.render(Format::Markdown)?.as_bytes())?;
+    write_atomic(&dir.join("report.json"), plain.render(Format::Json)?.as_bytes())?;
+    write_atomic(&dir.join("junit.xml"), plain.render(Format::Junit)?.as_bytes())?;
     Ok(())
 }
 
@@ -104,7 +104,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         command: "gate",
         color: use_color(global),
     };
-    emit(global.output.as_deref(), &view.render(format))?;
+    emit(global.output.as_deref(), &view.render(format)?)?;
     if let Some(dir) = &args.report_dir {
         write_report_dir(&view, dir)?;
     }

@@ -19,7 +19,7 @@ use anyhow::Result;
 use crate::cli::{BaselineCommand, ColorChoice, Command, Global, GoldArgs, GoldCommand, HookCommand};
 use crate::diag::usage_error;
 use crate::pipeline::{GoldInput, Watch};
-use crate::report::Format;
+use crate::report::{self, Format, Report};
 
 /// The shared inputs of `eval` and `compare`, from their arguments.
 pub fn gold_input(args: &GoldArgs) -> GoldInput {
@@ -85,34 +85,42 @@ impl Watch for CliWatch {
     }
 }
 
-/// The report formats a command can produce. Anything else is refused before
-/// any work starts: a table printed in place of the JUnit file a CI step
-/// asked for would pass silently and mislead.
-pub fn formats(cmd: &Command) -> (&'static str, &'static [Format]) {
+/// The report formats a command can produce: for a report, the formats
+/// whose exporter renders it. Anything else is refused before any work
+/// starts: a table printed in place of the JUnit file a CI step asked for
+/// would pass silently and mislead.
+pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
     use Format::*;
-    const GATE: &[Format] = &[Table, Json, Markdown, Csv, Junit];
-    const VIEW: &[Format] = &[Table, Json, Markdown, Csv];
-    match cmd {
-        Command::Eval(_) => ("eval", &[Table, Json, Markdown, Csv, Trec]),
-        Command::Compare(_) => ("compare", VIEW),
-        Command::Gate(_) => ("gate", GATE),
-        Command::Baseline(BaselineCommand::Update(_)) => ("baseline update", GATE),
-        Command::Baseline(BaselineCommand::Show { .. }) => ("baseline show", VIEW),
-        Command::Baseline(BaselineCommand::History { .. }) => ("baseline history", VIEW),
-        Command::Gold(GoldCommand::Validate(_)) => ("gold validate", &[Table, Json]),
-        Command::Gold(GoldCommand::Stats(_)) => ("gold stats", VIEW),
-        Command::Gold(GoldCommand::Sample(_)) => ("gold sample", &[]),
+    let renders = |name, r| (name, Ok(r));
+    let only = |name, formats: &'static [Format]| (name, Err(formats));
+    let (name, prints) = match cmd {
+        Command::Eval(_) => renders("eval", Report::Eval),
+        Command::Compare(_) => renders("compare", Report::Compare),
+        Command::Gate(_) => renders("gate", Report::Gate),
+        Command::Baseline(BaselineCommand::Update(_)) => renders("baseline update", Report::Gate),
+        Command::Baseline(BaselineCommand::Show { .. }) => renders("baseline show", Report::BaselineShow),
+        Command::Baseline(BaselineCommand::History { .. }) => {
+            renders("baseline history", Report::BaselineHistory)
+        }
+        Command::Gold(GoldCommand::Validate(_)) => only("gold validate", &[Table, Json]),
+        Command::Gold(GoldCommand::Stats(_)) => only("gold stats", &[Table, Json, Markdown, Csv]),
+        Command::Gold(GoldCommand::Sample(_)) => only("gold sample", &[]),
         // A JSONL sheet by default; CSV for a spreadsheet.
-        Command::Gold(GoldCommand::Pool(_)) => ("gold pool", &[Csv]),
-        Command::Gold(GoldCommand::Label(_)) => ("gold label", &[]),
-        Command::Gold(GoldCommand::Suggest(_)) => ("gold suggest", &[]),
-        Command::Gold(GoldCommand::Import(_)) => ("gold import", &[Table, Json]),
-        Command::Gold(GoldCommand::Migrate(_)) => ("gold migrate", &[Table, Json]),
-        Command::Completions { .. } => ("completions", &[]),
-        Command::Man { .. } => ("man", &[]),
-        Command::Init => ("init", &[]),
-        Command::Hook(HookCommand::Install) => ("hook install", &[]),
-    }
+        Command::Gold(GoldCommand::Pool(_)) => only("gold pool", &[Csv]),
+        Command::Gold(GoldCommand::Label(_)) => only("gold label", &[]),
+        Command::Gold(GoldCommand::Suggest(_)) => only("gold suggest", &[]),
+        Command::Gold(GoldCommand::Import(_)) => only("gold import", &[Table, Json]),
+        Command::Gold(GoldCommand::Migrate(_)) => only("gold migrate", &[Table, Json]),
+        Command::Completions { .. } => only("completions", &[]),
+        Command::Man { .. } => only("man", &[]),
+        Command::Init => only("init", &[]),
+        Command::Hook(HookCommand::Install) => only("hook install", &[]),
+    };
+    let allowed = match prints {
+        Ok(r) => report::formats_for(r),
+        Err(formats) => formats.to_vec(),
+    };
+    (name, allowed)
 }
 
 /// Global options a command cannot honour are errors, not silently ignored.
@@ -123,17 +131,7 @@ pub fn check_global(cmd: &Command, global: &Global, config_on_command_line: bool
     if let Some(f) = global.format {
         let f = Format::from(f);
         if !allowed.contains(&f) {
-            return Err(if allowed.is_empty() {
-                usage_error(
-                    format!("`rgate {name}` takes no --format"),
-                    "drop --format; its output has one form",
-                )
-            } else {
-                usage_error(
-                    format!("`rgate {name}` cannot print --format {}", f.name()),
-                    format!("it prints {}", or_list(allowed)),
-                )
-            });
+            return Err(report::refuse_format(name, f.name(), &allowed));
         }
     }
     if config_on_command_line && matches!(cmd, Command::Eval(_) | Command::Compare(_)) {
@@ -144,16 +142,6 @@ pub fn check_global(cmd: &Command, global: &Global, config_on_command_line: bool
         ));
     }
     Ok(())
-}
-
-/// `table, json or csv`.
-fn or_list(formats: &[Format]) -> String {
-    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
 }
 
 /// A one-line progress count on stderr, redrawn in place, only when stderr

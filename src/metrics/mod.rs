@@ -17,6 +17,8 @@ use std::str::FromStr;
 use crate::diag::{suggest, usage_error};
 use crate::judge::{QueryContext, Ranking};
 
+/// A measure family: the key of its [`FAMILIES`] entry. Variants are in
+/// the table's order (a test checks it), so [`Kind::family`] is an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     Recall,
@@ -50,66 +52,228 @@ pub struct Metric {
     pub stage: Stage,
 }
 
-/// Spellings accepted for each kind: rgate's, ir_measures', trec_eval's.
-const NAMES: &[(&str, Kind)] = &[
-    ("recall", Kind::Recall),
-    ("r", Kind::Recall),
-    ("hit_rate", Kind::HitRate),
-    ("hitrate", Kind::HitRate),
-    ("success", Kind::HitRate),
-    ("precision", Kind::Precision),
-    ("p", Kind::Precision),
-    ("mrr", Kind::Mrr),
-    ("rr", Kind::Mrr),
-    ("recip_rank", Kind::Mrr),
-    ("ndcg", Kind::Ndcg),
-    ("ndcg_cut", Kind::Ndcg),
-    ("map", Kind::Map),
-    ("ap", Kind::Map),
-    ("map_cut", Kind::Map),
-    ("r_precision", Kind::RPrecision),
-    ("rprec", Kind::RPrecision),
-    ("judged", Kind::Judged),
-];
+/// Whether a family is written with a cutoff `@k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cutoff {
+    /// `recall@10`: a count in the top k means nothing without k.
+    Required,
+    /// `ndcg` or `ndcg@10`: without k, the whole ranking.
+    Optional,
+    /// `r_precision`: the rank looked at comes from the labels.
+    None,
+}
 
-const CANONICAL: &[&str] = &[
-    "recall@k",
-    "hit_rate@k",
-    "precision@k",
-    "mrr",
-    "mrr@k",
-    "ndcg",
-    "ndcg@k",
-    "map",
-    "map@k",
-    "r_precision",
-    "judged@k",
+/// A trec_eval measure a family's values equal, and its place in
+/// trec_eval's measure table (`TREC_MEAS` in trec_eval's `meas_init.c`),
+/// which is the order trec_eval prints measures in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrecMeasure {
+    /// The whole name (`map`), or, for a measure at a cutoff, the part
+    /// before k (`map_cut_`).
+    pub name: &'static str,
+    pub order: u8,
+}
+
+/// One measure family, as one line of trec_eval's `TREC_MEAS`: everything
+/// that names, parses, orders or computes the family's metrics reads it
+/// here, so a new measure is one entry plus its function in its family's
+/// file.
+#[derive(Debug, Clone, Copy)]
+pub struct Family {
+    pub kind: Kind,
+    /// rgate's spelling, used in every output.
+    pub name: &'static str,
+    /// Other spellings accepted (lowercase): ir_measures' and trec_eval's.
+    pub aliases: &'static [&'static str],
+    pub cutoff: Cutoff,
+    /// trec_eval's measure of the whole ranking (written without a cutoff).
+    pub trec_eval: Option<TrecMeasure>,
+    /// trec_eval's measure at a cutoff k (`name` then k).
+    pub trec_eval_cut: Option<TrecMeasure>,
+    /// The per-query value at cutoff k (`u32::MAX`: the whole ranking).
+    /// A plain function pointer: calling it costs what the `match` it
+    /// replaced did, with nothing allocated or compared by name.
+    pub compute: fn(&Ranking, &QueryContext, u32) -> f64,
+}
+
+const fn trec(name: &'static str, order: u8) -> Option<TrecMeasure> {
+    Some(TrecMeasure { name, order })
+}
+
+/// Where a metric without a trec_eval measure sorts among trec_eval's.
+const UNLISTED: u8 = u8::MAX;
+
+/// The measure families, in [`Kind`]'s order. The order of the names and
+/// aliases here is also the order "did you mean" considers them in.
+pub const FAMILIES: &[Family] = &[
+    Family {
+        kind: Kind::Recall,
+        name: "recall",
+        aliases: &["r"],
+        cutoff: Cutoff::Required,
+        trec_eval: None,
+        trec_eval_cut: trec("recall_", 4),
+        compute: set::recall,
+    },
+    Family {
+        kind: Kind::HitRate,
+        name: "hit_rate",
+        aliases: &["hitrate", "success"],
+        cutoff: Cutoff::Required,
+        trec_eval: None,
+        trec_eval_cut: trec("success_", 8),
+        compute: set::hit_rate,
+    },
+    Family {
+        kind: Kind::Precision,
+        name: "precision",
+        aliases: &["p"],
+        cutoff: Cutoff::Required,
+        trec_eval: None,
+        trec_eval_cut: trec("P_", 3),
+        compute: set::precision,
+    },
+    Family {
+        kind: Kind::Mrr,
+        name: "mrr",
+        aliases: &["rr", "recip_rank"],
+        cutoff: Cutoff::Optional,
+        trec_eval: trec("recip_rank", 2),
+        trec_eval_cut: None,
+        compute: rank::reciprocal_rank,
+    },
+    Family {
+        kind: Kind::Ndcg,
+        name: "ndcg",
+        aliases: &["ndcg_cut"],
+        cutoff: Cutoff::Optional,
+        trec_eval: trec("ndcg", 5),
+        trec_eval_cut: trec("ndcg_cut_", 6),
+        compute: graded::ndcg,
+    },
+    Family {
+        kind: Kind::Map,
+        name: "map",
+        aliases: &["ap", "map_cut"],
+        cutoff: Cutoff::Optional,
+        trec_eval: trec("map", 0),
+        trec_eval_cut: trec("map_cut_", 7),
+        compute: rank::average_precision,
+    },
+    Family {
+        kind: Kind::RPrecision,
+        name: "r_precision",
+        aliases: &["rprec"],
+        cutoff: Cutoff::None,
+        trec_eval: trec("Rprec", 1),
+        trec_eval_cut: None,
+        compute: |r, q, _| rank::r_precision(r, q),
+    },
+    Family {
+        kind: Kind::Judged,
+        name: "judged",
+        aliases: &[],
+        cutoff: Cutoff::Required,
+        trec_eval: None,
+        trec_eval_cut: None,
+        compute: |r, _, k| set::judged(r, k),
+    },
 ];
 
 impl Kind {
+    /// This kind's table entry.
+    pub fn family(self) -> &'static Family {
+        &FAMILIES[self as usize]
+    }
+
     fn canonical(self) -> &'static str {
-        match self {
-            Kind::Recall => "recall",
-            Kind::HitRate => "hit_rate",
-            Kind::Precision => "precision",
-            Kind::Mrr => "mrr",
-            Kind::Ndcg => "ndcg",
-            Kind::Map => "map",
-            Kind::RPrecision => "r_precision",
-            Kind::Judged => "judged",
-        }
+        self.family().name
     }
 
     fn needs_cutoff(self) -> bool {
-        matches!(
-            self,
-            Kind::Recall | Kind::HitRate | Kind::Precision | Kind::Judged
-        )
+        self.family().cutoff == Cutoff::Required
     }
 
     fn takes_cutoff(self) -> bool {
-        self != Kind::RPrecision
+        self.family().cutoff != Cutoff::None
     }
+}
+
+impl Family {
+    /// Every spelling, rgate's first.
+    fn spellings(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+
+    /// The forms a user writes: `mrr, mrr@k`, `recall@k`, `r_precision`.
+    fn forms(&self) -> Vec<String> {
+        match self.cutoff {
+            Cutoff::Required => vec![format!("{}@k", self.name)],
+            Cutoff::Optional => vec![self.name.to_string(), format!("{}@k", self.name)],
+            Cutoff::None => vec![self.name.to_string()],
+        }
+    }
+}
+
+/// Every metric form rgate computes, for messages: `recall@k, ..., judged@k`.
+fn metric_forms() -> String {
+    FAMILIES
+        .iter()
+        .flat_map(Family::forms)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The metrics that have a trec_eval measure, in trec_eval's order, for the
+/// message that refuses the others under `--names trec_eval`: `map, map@k,
+/// ..., mrr (recip_rank, no cutoff), ...`. trec_eval's name is added where
+/// rgate's does not begin with it, and "no cutoff" where trec_eval has the
+/// measure only for the whole ranking.
+pub fn trec_eval_measures() -> String {
+    let mut families: Vec<&Family> = FAMILIES
+        .iter()
+        .filter(|f| f.trec_eval.is_some() || f.trec_eval_cut.is_some())
+        .collect();
+    let first = |f: &Family| {
+        f.trec_eval
+            .into_iter()
+            .chain(f.trec_eval_cut)
+            .map(|t| t.order)
+            .min()
+    };
+    families.sort_by_key(|f| first(f));
+    let mut out = Vec::new();
+    for f in families {
+        let mut forms = Vec::new();
+        if f.trec_eval.is_some() {
+            forms.push(f.name.to_string());
+        }
+        if f.trec_eval_cut.is_some() {
+            forms.push(format!("{}@k", f.name));
+        }
+        let trec_name = f
+            .trec_eval
+            .or(f.trec_eval_cut)
+            .map_or("", |t| t.name.trim_end_matches('_'));
+        let mut notes = Vec::new();
+        if !f
+            .name
+            .replace('_', "")
+            .starts_with(&trec_name.replace('_', "").to_ascii_lowercase())
+        {
+            notes.push(trec_name);
+        }
+        if f.cutoff != Cutoff::None && f.trec_eval_cut.is_none() {
+            notes.push("no cutoff");
+        }
+        let mut last = forms.pop().unwrap_or_default();
+        if !notes.is_empty() {
+            last = format!("{last} ({})", notes.join(", "));
+        }
+        out.extend(forms);
+        out.push(last);
+    }
+    out.join(", ")
 }
 
 impl Metric {
@@ -164,60 +328,38 @@ impl Metric {
     }
 
     fn of_final_trec_name(&self) -> Option<String> {
-        Some(match (self.kind, self.cutoff) {
-            (Kind::Recall, Some(k)) => format!("recall_{k}"),
-            (Kind::HitRate, Some(k)) => format!("success_{k}"),
-            (Kind::Precision, Some(k)) => format!("P_{k}"),
-            (Kind::Mrr, None) => "recip_rank".into(),
-            (Kind::Ndcg, None) => "ndcg".into(),
-            (Kind::Ndcg, Some(k)) => format!("ndcg_cut_{k}"),
-            (Kind::Map, None) => "map".into(),
-            (Kind::Map, Some(k)) => format!("map_cut_{k}"),
-            (Kind::RPrecision, None) => "Rprec".into(),
-            _ => return None,
-        })
+        let f = self.kind.family();
+        match self.cutoff {
+            None => f.trec_eval.map(|t| t.name.to_string()),
+            Some(k) => f.trec_eval_cut.map(|t| format!("{}{k}", t.name)),
+        }
     }
 
     /// Where trec_eval prints this measure among the others (its measure
-    /// table's order: map, Rprec, recip_rank, P, recall, ndcg, ndcg_cut,
-    /// map_cut, success), so output in trec_eval's names diffs cleanly
-    /// against trec_eval's own.
+    /// table's order, [`TrecMeasure::order`]), so output in trec_eval's
+    /// names diffs cleanly against trec_eval's own; a metric trec_eval
+    /// lacks sorts last.
     pub fn trec_eval_order(&self) -> u8 {
-        match (self.kind, self.cutoff) {
-            (Kind::Map, None) => 0,
-            (Kind::RPrecision, _) => 1,
-            (Kind::Mrr, _) => 2,
-            (Kind::Precision, _) => 3,
-            (Kind::Recall, _) => 4,
-            (Kind::Ndcg, None) => 5,
-            (Kind::Ndcg, Some(_)) => 6,
-            (Kind::Map, Some(_)) => 7,
-            (Kind::HitRate, _) => 8,
-            (Kind::Judged, _) => 9,
-        }
+        let f = self.kind.family();
+        let (own, other) = match self.cutoff {
+            Some(_) => (f.trec_eval_cut, f.trec_eval),
+            None => (f.trec_eval, f.trec_eval_cut),
+        };
+        own.or(other).map_or(UNLISTED, |t| t.order)
     }
 
     /// How deep into a ranking this metric looks (`None`: all of it).
     pub fn depth(&self) -> Option<u32> {
-        match self.kind {
-            Kind::RPrecision => None,
+        match self.kind.family().cutoff {
+            Cutoff::None => None,
             _ => self.cutoff,
         }
     }
 
     /// The per-query value.
+    #[inline]
     pub fn compute(&self, r: &Ranking, q: &QueryContext) -> f64 {
-        let k = self.cutoff.unwrap_or(u32::MAX);
-        match self.kind {
-            Kind::Recall => set::recall(r, q, k),
-            Kind::HitRate => set::hit_rate(r, q, k),
-            Kind::Precision => set::precision(r, q, k),
-            Kind::Judged => set::judged(r, k),
-            Kind::Mrr => rank::reciprocal_rank(r, q, k),
-            Kind::Map => rank::average_precision(r, q, k),
-            Kind::RPrecision => rank::r_precision(r, q),
-            Kind::Ndcg => graded::ndcg(r, q, k),
-        }
+        (self.kind.family().compute)(r, q, self.cutoff.unwrap_or(u32::MAX))
     }
 }
 
@@ -313,7 +455,10 @@ fn is_foreign(lower: &str) -> bool {
 }
 
 fn kind_named(lower: &str) -> Option<Kind> {
-    NAMES.iter().find(|(n, _)| *n == lower).map(|(_, k)| *k)
+    FAMILIES
+        .iter()
+        .find(|f| f.spellings().any(|n| n == lower))
+        .map(|f| f.kind)
 }
 
 impl FromStr for Metric {
@@ -331,7 +476,7 @@ impl FromStr for Metric {
             }
             _ => (Stage::Final, raw),
         };
-        let metrics = CANONICAL.join(", ");
+        let metrics = metric_forms();
         // ir_measures' parameters: `P(rel=2)@10`, `nDCG(dcg='exp-log2')@10`.
         if let Some(open) = name.find('(') {
             let head = name[..open].to_ascii_lowercase();
@@ -361,7 +506,7 @@ impl FromStr for Metric {
                 ));
             }
             None => {
-                let kinds: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
+                let kinds: Vec<&str> = FAMILIES.iter().flat_map(Family::spellings).collect();
                 let hint = match suggest(&base, &kinds) {
                     Some(s) => {
                         let k = kind_named(s).map_or(s, Kind::canonical);
@@ -447,13 +592,6 @@ pub fn default_metrics() -> Vec<Metric> {
         Metric::new(Kind::Mrr, Some(10)),
         Metric::new(Kind::Ndcg, Some(10)),
     ]
-}
-
-/// The metrics with a trec_eval measure, as a hint lists them (with the
-/// trec_eval name where it differs from rgate's); a test below checks each
-/// against [`Metric::trec_eval_name`].
-pub fn trec_eval_measures() -> &'static str {
-    "map, map@k, r_precision, mrr (recip_rank, no cutoff), precision@k, recall@k, ndcg, ndcg@k, hit_rate@k (success)"
 }
 
 /// The metrics of the final run, in order.
@@ -554,6 +692,81 @@ mod tests {
         let ms = parse_list(&["recall@50,candidates:recall@50,CANDIDATES:recall@50"]).unwrap();
         assert_eq!(ms.len(), 2);
         assert_eq!(final_only(&ms), vec![ms[0]]);
+    }
+
+    /// Every entry of the table reads back from each of its spellings and
+    /// from its trec_eval names, with and without a cutoff as its rule
+    /// allows, and the table's order is [`Kind`]'s.
+    #[test]
+    fn every_family_parses_back_from_its_names() {
+        for (i, f) in FAMILIES.iter().enumerate() {
+            assert_eq!(f.kind as usize, i, "{} is out of Kind's order", f.name);
+            let cutoffs: &[Option<u32>] = match f.cutoff {
+                Cutoff::Required => &[Some(10)],
+                Cutoff::Optional => &[None, Some(10)],
+                Cutoff::None => &[None],
+            };
+            for &cutoff in cutoffs {
+                let want = Metric::new(f.kind, cutoff);
+                let mut names: Vec<String> = f
+                    .spellings()
+                    .map(|n| cutoff.map_or_else(|| n.to_string(), |k| format!("{n}@{k}")))
+                    .collect();
+                names.extend(want.trec_eval_name());
+                assert_eq!(want.name().parse::<Metric>().unwrap(), want);
+                for n in names {
+                    let got: Metric = n.parse().unwrap_or_else(|e| panic!("{n}: {e}"));
+                    assert_eq!(got, want, "{n}");
+                }
+            }
+            if f.cutoff == Cutoff::None {
+                assert!(format!("{}@5", f.name).parse::<Metric>().is_err());
+            }
+            if f.cutoff == Cutoff::Required {
+                assert!(f.name.parse::<Metric>().is_err());
+            }
+        }
+    }
+
+    /// The order and names trec_eval prints (its `TREC_MEAS`, trec_eval
+    /// 9.0.7 `meas_init.c`: map, Rprec, recip_rank, P, recall, ndcg,
+    /// ndcg_cut, map_cut, success), written out by hand.
+    #[test]
+    fn trec_eval_order_follows_its_measure_table() {
+        let ms =
+            parse_list(&["hit_rate@5,map@5,ndcg@5,ndcg,recall@5,precision@5,mrr,r_precision,map,judged@5"])
+                .unwrap();
+        let mut sorted = ms.clone();
+        sorted.sort_by_key(Metric::trec_eval_order);
+        let names: Vec<String> = sorted
+            .iter()
+            .map(|m| m.trec_eval_name().unwrap_or_else(|| m.name()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "map",
+                "Rprec",
+                "recip_rank",
+                "P_5",
+                "recall_5",
+                "ndcg",
+                "ndcg_cut_5",
+                "map_cut_5",
+                "success_5",
+                "judged@5"
+            ]
+        );
+    }
+
+    /// The list `eval --names trec_eval` gives when it refuses a metric, as
+    /// it was written by hand before the table.
+    #[test]
+    fn trec_eval_measures_read_as_before() {
+        assert_eq!(
+            trec_eval_measures(),
+            "map, map@k, r_precision, mrr (recip_rank, no cutoff), precision@k, recall@k, ndcg, ndcg@k, hit_rate@k (success)"
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! `baseline show` and `baseline history` output, and the history chart.
+//! `baseline show` and `baseline history`: their views and the tables
+//! their formats share, and the history chart.
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use anyhow::Result;
 
 use super::table::{f4, short_commit, Table};
 use crate::baseline::{Baseline, HistoryEntry};
@@ -12,70 +13,102 @@ use crate::metrics::Metric;
 use crate::origin::{parse_rfc3339, rfc3339};
 use crate::report::Format;
 
-pub fn show(b: &Baseline, format: Format) -> String {
-    if format == Format::Json {
-        return escape::json(b.to_json_text());
+/// A stored baseline, for `baseline show`.
+pub struct ShowView<'a> {
+    pub baseline: &'a Baseline,
+}
+
+impl ShowView<'_> {
+    pub fn render(&self, format: Format) -> Result<String> {
+        format.exporter().baseline_show(self)
     }
-    let names: Vec<String> = b.metrics.iter().map(Metric::name).collect();
-    let mut headers = vec!["scope".to_string(), "n".to_string()];
-    headers.extend(names);
-    let mut t = Table::new(headers, 1);
-    for a in &b.aggregates {
-        let mut row = vec![a.scope.clone(), a.n.to_string()];
-        row.extend(a.means.iter().map(|v| f4(*v)));
-        t.push(row);
-    }
-    let head = format!(
-        "baseline `{}` recorded {} by rgate {}\ncommit {} · note {}\ngold {} ({}, {}) · relevance level {} · rankings kept to depth {}{}\n\n",
-        escape::terminal(&b.retriever),
-        escape::terminal(&b.created_at),
-        escape::terminal(&b.rgate_version),
-        escape::terminal(b.commit.as_deref().unwrap_or("unknown")),
-        escape::terminal(b.note.as_deref().unwrap_or("-")),
-        escape::terminal(&b.gold_path),
-        count(b.queries.len(), "query", "queries"),
-        escape::terminal(&b.gold_fingerprint),
-        b.relevance_level,
-        b.depth.map_or("all".to_string(), |d| d.to_string()),
-        if b.has_candidates() {
-            " · candidate lists kept whole"
-        } else {
-            ""
+
+    /// The stored means, one row per scope.
+    pub(super) fn table(&self) -> Table {
+        let b = self.baseline;
+        let names: Vec<String> = b.metrics.iter().map(Metric::name).collect();
+        let mut headers = vec!["scope".to_string(), "n".to_string()];
+        headers.extend(names);
+        let mut t = Table::new(headers, 1);
+        for a in &b.aggregates {
+            let mut row = vec![a.scope.clone(), a.n.to_string()];
+            row.extend(a.means.iter().map(|v| f4(*v)));
+            t.push(row);
         }
-    );
-    match format {
-        Format::Markdown => format!(
-            "**baseline {}**\n\n{}",
-            escape::markdown_code(&b.retriever),
-            t.markdown()
-        ),
-        Format::Csv => t.csv(),
-        _ => head + &t.text(),
+        t
     }
 }
 
-/// Metric columns for the history table: the configured metrics first,
-/// then any others the history holds for `scope`.
-fn columns(entries: &[HistoryEntry], metrics: &[Metric], scope: &str) -> Vec<String> {
-    let mut cols: Vec<String> = metrics.iter().map(Metric::name).collect();
-    for e in entries {
-        if let Some(means) = e.aggregates.get(scope) {
-            for k in means.keys() {
-                if !cols.contains(k) {
-                    cols.push(k.clone());
+pub fn show(b: &Baseline, format: Format) -> Result<String> {
+    ShowView { baseline: b }.render(format)
+}
+
+/// A retriever's history, for `baseline history`: the means of `scope`
+/// (`all`, or a stratum).
+pub struct HistoryView<'a> {
+    pub name: &'a str,
+    pub entries: &'a [HistoryEntry],
+    pub metrics: &'a [Metric],
+    pub scope: &'a str,
+}
+
+impl HistoryView<'_> {
+    pub fn render(&self, format: Format) -> Result<String> {
+        format.exporter().baseline_history(self)
+    }
+
+    /// Metric columns: the configured metrics first, then any others the
+    /// history holds for the scope.
+    fn columns(&self) -> Vec<String> {
+        let mut cols: Vec<String> = self.metrics.iter().map(Metric::name).collect();
+        for e in self.entries {
+            if let Some(means) = e.aggregates.get(self.scope) {
+                for k in means.keys() {
+                    if !cols.contains(k) {
+                        cols.push(k.clone());
+                    }
                 }
             }
         }
+        cols
     }
-    cols
-}
 
-/// How a scope reads in a heading: `overall` or `stratum `x``.
-fn scope_words(scope: &str) -> String {
-    if scope == "all" {
-        "overall".into()
-    } else {
-        format!("stratum `{scope}`")
+    /// One row per entry.
+    pub(super) fn table(&self) -> Table {
+        let cols = self.columns();
+        let mut headers = vec![
+            "time".to_string(),
+            "kind".into(),
+            "commit".into(),
+            "verdict".into(),
+        ];
+        headers.extend(cols.iter().cloned());
+        headers.push("note".into());
+        let mut t = Table::new(headers, 4);
+        let last = t.headers.len() - 1;
+        t.align[last] = super::table::Align::Left;
+        for e in self.entries {
+            let mut row = vec![
+                e.time.clone(),
+                e.kind.clone(),
+                e.commit
+                    .as_deref()
+                    .map(short_commit)
+                    .unwrap_or_else(|| "-".into()),
+                e.verdict.clone().unwrap_or_else(|| "-".into()),
+            ];
+            for c in &cols {
+                row.push(
+                    e.aggregates
+                        .get(self.scope)
+                        .and_then(|a| a.get(c))
+                        .map_or("-".into(), |v| f4(*v)),
+                );
+            }
+            row.push(e.note.clone().unwrap_or_default());
+            t.push(row);
+        }
+        t
     }
 }
 
@@ -86,57 +119,22 @@ pub fn history(
     metrics: &[Metric],
     scope: &str,
     format: Format,
-) -> String {
-    if format == Format::Json {
-        let v: Vec<Value> = entries.iter().map(HistoryEntry::to_json).collect();
-        return escape::json(
-            serde_json::to_string_pretty(&json!({"retriever": name, "history": v})).unwrap_or_default()
-                + "\n",
-        );
+) -> Result<String> {
+    HistoryView {
+        name,
+        entries,
+        metrics,
+        scope,
     }
-    let cols = columns(entries, metrics, scope);
-    let mut headers = vec![
-        "time".to_string(),
-        "kind".into(),
-        "commit".into(),
-        "verdict".into(),
-    ];
-    headers.extend(cols.iter().cloned());
-    headers.push("note".into());
-    let mut t = Table::new(headers, 4);
-    let last = t.headers.len() - 1;
-    t.align[last] = super::table::Align::Left;
-    for e in entries {
-        let mut row = vec![
-            e.time.clone(),
-            e.kind.clone(),
-            e.commit
-                .as_deref()
-                .map(short_commit)
-                .unwrap_or_else(|| "-".into()),
-            e.verdict.clone().unwrap_or_else(|| "-".into()),
-        ];
-        for c in &cols {
-            row.push(
-                e.aggregates
-                    .get(scope)
-                    .and_then(|a| a.get(c))
-                    .map_or("-".into(), |v| f4(*v)),
-            );
-        }
-        row.push(e.note.clone().unwrap_or_default());
-        t.push(row);
-    }
-    match format {
-        Format::Markdown => t.markdown(),
-        Format::Csv => t.csv(),
-        _ => format!(
-            "history of `{}` ({}, {} means)\n\n{}",
-            escape::terminal(name),
-            count(entries.len(), "entry", "entries"),
-            escape::terminal(&scope_words(scope)),
-            t.text()
-        ),
+    .render(format)
+}
+
+/// How a scope reads in a heading: `overall` or `stratum `x``.
+pub(super) fn scope_words(scope: &str) -> String {
+    if scope == "all" {
+        "overall".into()
+    } else {
+        format!("stratum `{scope}`")
     }
 }
 
@@ -494,7 +492,7 @@ mod tests {
     #[test]
     fn history_table_lists_entries() {
         let es = vec![entry("2026-11-01T00:00:00Z", 0.8)];
-        let out = history("hybrid", &es, &["recall@10".parse().unwrap()], "all", Format::Csv);
+        let out = history("hybrid", &es, &["recall@10".parse().unwrap()], "all", Format::Csv).unwrap();
         assert_eq!(
             out,
             "time,kind,commit,verdict,recall@10,note\n2026-11-01T00:00:00Z,gate,-,pass,0.8000,\n"

@@ -1,39 +1,23 @@
-//! Rendering a decided [`GateOutcome`]: table, markdown, JSON, CSV, JUnit.
-//! The verdict comes first in every format, so a reviewer knows the answer
-//! before reading a single number.
-//!
-//! JSON (a stable interface, SPEC "Commands"): top-level `schema_version`,
-//! `verdict`, `settings`, and `retrievers[]`, each with `name`, `verdict`,
-//! `run`, `baseline`, `checks[]` (keys `metric`, `stratum`, `n`, `baseline`,
-//! `current`, `delta`, `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`,
-//! `verdict`, plus `tolerance`, `mde`, `lower_bound`, `upper_bound`),
-//! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
-//! and `warnings[]`. Numbers that do not exist are `null`.
-//!
-//! A retriever with a candidate list (SPEC "Two stages") also has
-//! `stages`: `{"candidates", "cutoff", "lost": {scope: {"n", "baseline":
-//! {"reached", "dropped_by_rerank", "missed_by_retrieval"} | null,
-//! "current": {...}}}, "ceiling": {metric: {scope: {"current", "ceiling",
-//! "ratio"}}}, "losses": [{"stage", "more", "strata": {name: more}}],
-//! "absent_from_candidates": {query_id: [ids]}}`, and each of its flips a
-//! `lost_in` (`retrieval`, `rerank`, `both`, or `null` when unknown).
+//! The gate's report ([`GateView`]) and what its formats share: the
+//! headline, the reasons a check failed, the check table, the flips grouped
+//! by stage and stratum. The verdict arrives decided; the formats in
+//! `terminal`, `markdown`, `json`, `csv` and `junit` lay these out.
 
 use anstyle::{AnsiColor, Style};
-use serde_json::{json, Value};
+use anyhow::Result;
 
-use super::num;
+use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, short_commit, signed4, Table};
 use crate::config::Decision;
-use crate::escape::{self, markdown as md, markdown_code, terminal};
 use crate::gate::{
-    Check, CheckVerdict, Flip, GateOutcome, Hypothesis, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
+    Check, CheckVerdict, Flip, GateOutcome, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
 };
 use crate::report::Format;
-use crate::stages::{Lost, LostIn};
+use crate::stages::LostIn;
 
 const PASS: Style = AnsiColor::Green.on_default().bold();
 const FAIL: Style = AnsiColor::Red.on_default().bold();
-const FAILED_CHECK: Style = AnsiColor::Red.on_default();
+pub(super) const FAILED_CHECK: Style = AnsiColor::Red.on_default();
 
 pub struct GateView<'a> {
     pub outcome: &'a GateOutcome,
@@ -43,19 +27,11 @@ pub struct GateView<'a> {
 }
 
 impl GateView<'_> {
-    pub fn render(&self, format: Format) -> String {
-        match format {
-            Format::Json => {
-                escape::json(serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n")
-            }
-            Format::Markdown => self.markdown(),
-            Format::Csv => self.csv(),
-            Format::Junit => self.junit(),
-            Format::Table | Format::Trec => self.text(),
-        }
+    pub fn render(&self, format: Format) -> Result<String> {
+        format.exporter().gate(self)
     }
 
-    fn paint(&self, s: &str, style: Style) -> String {
+    pub(super) fn paint(&self, s: &str, style: Style) -> String {
         if self.color {
             format!("{style}{s}{style:#}")
         } else {
@@ -63,14 +39,14 @@ impl GateView<'_> {
         }
     }
 
-    fn verdict_word(&self, v: Verdict) -> String {
+    pub(super) fn verdict_word(&self, v: Verdict) -> String {
         match v {
             Verdict::Pass => self.paint("PASS", PASS),
             Verdict::Fail => self.paint("FAIL", FAIL),
         }
     }
 
-    fn settings_line(&self) -> String {
+    pub(super) fn settings_line(&self) -> String {
         let s = &self.outcome.settings;
         let test = match s.test {
             crate::config::TestKind::Bootstrap => format!(
@@ -95,7 +71,7 @@ impl GateView<'_> {
 
     /// One sentence per retriever: which stage lost queries, if one did,
     /// then what failed, or that nothing did.
-    fn summary(&self, r: &RetrieverOutcome) -> String {
+    pub(super) fn summary(&self, r: &RetrieverOutcome) -> String {
         let checks = self.checks_summary(r);
         match r.stages.as_ref().map(|s| &s.losses) {
             Some(losses) if !losses.is_empty() => {
@@ -181,7 +157,7 @@ impl GateView<'_> {
     /// A p-value to the digits its resamples support: about three decimals
     /// at B = 10,000 (Monte Carlo error 0.002 near 0.05), four for exact
     /// tests.
-    fn p_text(&self, p: f64, c: &Check, r: &RetrieverOutcome) -> String {
+    pub(super) fn p_text(&self, p: f64, c: &Check, r: &RetrieverOutcome) -> String {
         if p.is_nan() {
             return "-".into();
         }
@@ -207,7 +183,7 @@ impl GateView<'_> {
         }
     }
 
-    fn check_table(&self, r: &RetrieverOutcome) -> Table {
+    pub(super) fn check_table(&self, r: &RetrieverOutcome) -> Table {
         let bound = self.bound_header(r);
         let headers = [
             "metric",
@@ -265,130 +241,29 @@ impl GateView<'_> {
         t
     }
 
-    fn flips_text(&self, r: &RetrieverOutcome, md: bool) -> String {
-        if r.flips.is_empty() {
-            return String::new();
-        }
-        let mut out = format!(
-            "{}Queries that went from hit to miss ({}):{}\n",
-            if md { "**" } else { "" },
-            r.flips.len(),
-            if md { "**" } else { "" }
-        );
-        if r.stages.is_some() {
-            // Grouped by the stage that lost them, then by stratum.
-            for (group, title) in [
-                (Some(LostIn::Rerank), "lost in rerank"),
-                (Some(LostIn::Retrieval), "lost in retrieval"),
-                (Some(LostIn::Both), "lost in both stages"),
-                (None, "stage unknown"),
-            ] {
-                let flips: Vec<&Flip> = r.flips.iter().filter(|f| f.lost_in == group).collect();
-                if flips.is_empty() {
-                    continue;
-                }
-                out += &if md {
-                    format!("- *{title}* ({})\n", flips.len())
-                } else {
-                    format!("  {title} ({}):\n", flips.len())
-                };
-                out += &self.flip_lines(&flips, md, 1);
-            }
-        } else {
-            let flips: Vec<&Flip> = r.flips.iter().collect();
-            out += &self.flip_lines(&flips, md, 0);
-        }
-        if r.gained > 0 {
-            out += &format!(
-                "{} quer{} went from miss to hit.\n",
-                r.gained,
-                if r.gained == 1 { "y" } else { "ies" }
-            );
-        }
-        out
-    }
-
-    /// Flips by stratum, indented `depth` levels further.
-    fn flip_lines(&self, flips: &[&Flip], md: bool, depth: usize) -> String {
-        let mut out = String::new();
-        let mut last = "";
-        let pad = "  ".repeat(depth);
-        for f in flips {
-            if f.stratum != last {
-                out += &if md {
-                    format!("{pad}- {}\n", escape::markdown(&f.stratum))
-                } else {
-                    format!("{pad}  {}\n", terminal(&f.stratum))
-                };
-                last = &f.stratum;
-            }
-            let text = |t: String| format!(" \"{t}\"");
-            out += &if md {
-                let text = f
-                    .text
-                    .as_deref()
-                    .map(|t| text(escape::markdown(t)))
-                    .unwrap_or_default();
-                format!(
-                    "{pad}  - {}{text}: lost {}\n",
-                    markdown_code(&f.query_id),
-                    f.lost.join(", ")
-                )
-            } else {
-                let text = f
-                    .text
-                    .as_deref()
-                    .map(|t| text(terminal(t).into_owned()))
-                    .unwrap_or_default();
-                format!(
-                    "{pad}    {}{text}: lost {}\n",
-                    terminal(&f.query_id),
-                    f.lost.join(", ")
-                )
-            };
-        }
-        out
-    }
-
-    fn stage_title(st: &StageOutcome) -> String {
+    pub(super) fn stage_title(st: &StageOutcome) -> String {
         format!(
             "Two stages at cutoff {} (candidates {}), baseline -> current:",
-            st.cutoff
-                .map_or_else(|| "none (whole run)".to_string(), |k| k.to_string()),
+            cutoff_words(st.cutoff),
             st.candidates
         )
     }
 
     /// Queries by stage per scope, baseline -> current.
-    fn lost_table(st: &StageOutcome) -> Table {
-        let headers = [
-            "scope",
-            "n",
-            "reached",
-            "dropped_by_rerank",
-            "missed_by_retrieval",
-        ];
-        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 1);
-        for s in &st.lost {
-            let cell = |f: fn(&Lost) -> usize| match &s.baseline {
+    pub(super) fn lost_table(st: &StageOutcome) -> Table {
+        lost_table(
+            st.lost.iter().map(|s| (s.scope.as_str(), s.n, s)),
+            |s, f| match &s.baseline {
                 Some(b) => format!("{} -> {}", f(b), f(&s.current)),
                 None => format!("? -> {}", f(&s.current)),
-            };
-            t.push(vec![
-                s.scope.clone(),
-                s.n.to_string(),
-                cell(|l| l.reached),
-                cell(|l| l.dropped_by_rerank),
-                cell(|l| l.missed_by_retrieval),
-            ]);
-        }
-        t
+            },
+        )
     }
 
     /// Each final metric now beside its ceiling: every scope, or (for the
     /// terminal, where the gate's verdict must stay on the first screen)
     /// the overall one only; JSON and markdown keep the strata.
-    fn ceiling_table(st: &StageOutcome, overall_only: bool) -> Table {
+    pub(super) fn ceiling_table(st: &StageOutcome, overall_only: bool) -> Table {
         let headers = ["metric", "scope", "current", "ceiling", "current/ceiling"];
         let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
         for c in st.ceilings.iter().filter(|c| !overall_only || c.scope == "all") {
@@ -403,7 +278,7 @@ impl GateView<'_> {
         t
     }
 
-    fn improvements(&self, r: &RetrieverOutcome) -> Option<String> {
+    pub(super) fn improvements(&self, r: &RetrieverOutcome) -> Option<String> {
         let rows: Vec<String> = r
             .checks
             .iter()
@@ -421,7 +296,7 @@ impl GateView<'_> {
         (!rows.is_empty()).then(|| format!("Improved: {}", rows.join("; ")))
     }
 
-    fn headline(&self) -> String {
+    pub(super) fn headline(&self) -> String {
         let o = self.outcome;
         let failed = o
             .retrievers
@@ -438,7 +313,7 @@ impl GateView<'_> {
         )
     }
 
-    fn baseline_desc(r: &RetrieverOutcome) -> String {
+    pub(super) fn baseline_desc(r: &RetrieverOutcome) -> String {
         match &r.baseline {
             None => "no baseline".into(),
             Some(b) => {
@@ -453,269 +328,10 @@ impl GateView<'_> {
             }
         }
     }
-
-    fn text(&self) -> String {
-        let mut out = self.headline() + "\n" + &self.settings_line() + "\n";
-        for w in &self.outcome.warnings {
-            out += &format!("warning: {}\n", terminal(w));
-        }
-        for r in &self.outcome.retrievers {
-            out += &format!(
-                "\n{} {}: {}\n  run {} · {}\n",
-                self.verdict_word(r.verdict()),
-                terminal(&r.name),
-                terminal(&self.summary(r)),
-                terminal(&r.run),
-                terminal(&Self::baseline_desc(r))
-            );
-            if !r.checks.is_empty() {
-                out.push('\n');
-                for line in self.check_table(r).text().lines() {
-                    let line = if self.color && line.ends_with(" fail") {
-                        self.paint(line, FAILED_CHECK)
-                    } else {
-                        line.to_string()
-                    };
-                    out += &format!("  {line}\n");
-                }
-            }
-            if let Some(imp) = self.improvements(r) {
-                out += &format!("\n{}\n", terminal(&imp));
-            }
-            if let Some(st) = &r.stages {
-                out += &format!("\n{}\n", terminal(&Self::stage_title(st)));
-                for table in [Self::lost_table(st), Self::ceiling_table(st, true)] {
-                    for line in table.text().lines() {
-                        out += &format!("  {line}\n");
-                    }
-                    out.push('\n');
-                }
-                out += "  (ceilings per stratum: --format markdown or json)\n";
-            }
-            let flips = self.flips_text(r, false);
-            if !flips.is_empty() {
-                out.push('\n');
-                out += &flips;
-            }
-            if !r.warnings.is_empty() {
-                out += "\nWarnings:\n";
-                for w in &r.warnings {
-                    out += &format!("  - {}\n", terminal(w));
-                }
-            }
-        }
-        out
-    }
-
-    fn markdown(&self) -> String {
-        let o = self.outcome;
-        let icon = match o.verdict() {
-            Verdict::Pass => "✅",
-            Verdict::Fail => "❌",
-        };
-        let mut out = format!(
-            "## {icon} {}\n\n",
-            self.headline()
-                .replace("PASS", "**PASS**")
-                .replace("FAIL", "**FAIL**")
-        );
-        for r in &o.retrievers {
-            out += &format!(
-                "- **{}**: {} — {}\n",
-                md(&r.name),
-                r.verdict().name(),
-                md(&self.summary(r))
-            );
-        }
-        out += &format!("\n<sub>{}</sub>\n", self.settings_line());
-        for w in &o.warnings {
-            out += &format!("\n> **Warning**: {}\n", md(w));
-        }
-        for r in &o.retrievers {
-            // A passing retriever folds away: the reviewer's eye goes to
-            // what failed.
-            let folded = r.verdict() == Verdict::Pass;
-            if folded {
-                out += &format!("\n<details><summary><b>{}</b> — pass</summary>\n", md(&r.name));
-            }
-            out += &format!(
-                "\n### {} — {}\n\n{} · {}\n\n",
-                md(&r.name),
-                r.verdict().name(),
-                markdown_code(&r.run),
-                md(&Self::baseline_desc(r))
-            );
-            if !r.checks.is_empty() {
-                out += &self.check_table(r).markdown();
-                out.push('\n');
-            }
-            if let Some(imp) = self.improvements(r) {
-                out += &format!("{}\n\n", md(&imp));
-            }
-            if let Some(st) = &r.stages {
-                out += &format!("**{}**\n\n", md(&Self::stage_title(st)));
-                out += &Self::lost_table(st).markdown();
-                out.push('\n');
-                out += &Self::ceiling_table(st, false).markdown();
-                out.push('\n');
-            }
-            out += &self.flips_text(r, true);
-            if !r.warnings.is_empty() {
-                out += "\n**Warnings**\n\n";
-                for w in &r.warnings {
-                    out += &format!("- {}\n", md(w));
-                }
-            }
-            if folded {
-                out += "\n</details>\n";
-            }
-        }
-        out
-    }
-
-    fn csv(&self) -> String {
-        let headers = super::row_headers(
-            &["retriever"],
-            &["tolerance", "mde", "test", "resamples", "seed", "verdict"],
-        );
-        let mut t = Table::new(headers, 3);
-        for r in &self.outcome.retrievers {
-            for c in &r.checks {
-                let mut row = vec![r.name.clone()];
-                row.extend(super::row_cells(&c.cmp));
-                row.extend([
-                    c.tolerance.map(super::csv_num).unwrap_or_default(),
-                    c.mde().map(super::csv_num).unwrap_or_default(),
-                    c.test.name().to_string(),
-                    r.resamples.to_string(),
-                    self.outcome.settings.seed.to_string(),
-                    c.verdict.name().to_string(),
-                ]);
-                t.push(row);
-            }
-        }
-        t.csv()
-    }
-
-    fn junit(&self) -> String {
-        let esc = escape::xml;
-        let mut body = String::new();
-        let mut tests = 0;
-        let mut failures = 0;
-        for r in &self.outcome.retrievers {
-            for c in r.checks.iter().filter(|c| c.tolerance.is_some()) {
-                tests += 1;
-                body += &format!(
-                    "    <testcase classname=\"rgate.{}\" name=\"{} [{}]\">\n",
-                    esc(&r.name),
-                    esc(&c.cmp.metric.name()),
-                    esc(&c.cmp.stratum)
-                );
-                if c.verdict == CheckVerdict::Fail {
-                    failures += 1;
-                    body += &format!(
-                        "      <failure message=\"{} (baseline {:.4}, current {:.4})\"/>\n",
-                        esc(&self.reason(c, r)),
-                        c.cmp.baseline,
-                        c.cmp.current,
-                    );
-                }
-                body += "    </testcase>\n";
-            }
-        }
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n    <properties>\n      <property name=\"settings\" value=\"{}\"/>\n    </properties>\n{body}  </testsuite>\n</testsuites>\n",
-            esc(self.command),
-            esc(&self.settings_line())
-        )
-    }
-
-    pub fn json(&self) -> Value {
-        let o = self.outcome;
-        let s = &o.settings;
-        let retrievers: Vec<Value> = o
-            .retrievers
-            .iter()
-            .map(|r| {
-                let checks: Vec<Value> = r
-                    .checks
-                    .iter()
-                    .map(|c| {
-                        let mut o = super::check_row(
-                            &c.cmp,
-                            c.test.name(),
-                            c.verdict.name(),
-                        );
-                        o.insert("tolerance".into(), c.tolerance.map_or(Value::Null, num));
-                        o.insert("mde".into(), c.mde().map_or(Value::Null, num));
-                        o.insert("mde_spread".into(), json!(c.power.spread.name()));
-                        o.insert("enforceable".into(), json!(c.power.enforceable));
-                        o.insert("queries_needed".into(), json!(c.power.queries_needed));
-                        o.insert("unchanged_fails".into(), c.power.unchanged_fails.map_or(Value::Null, num));
-                        o.insert("h0".into(), json!(match c.hypothesis {
-                            Hypothesis::DropAtMost(t) => format!("drop <= {t}"),
-                            Hypothesis::DropAtLeast(t) => format!("drop >= {t}"),
-                        }));
-                        o.insert("lower_bound".into(), num(c.lower_bound));
-                        o.insert("upper_bound".into(), num(c.upper_bound));
-                        o.insert("bound_level".into(), num(c.bound_level));
-                        o.insert("p_drop".into(), num(c.p_drop));
-                        o.insert("p_rise".into(), num(c.p_rise));
-                        o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
-                        o.insert("monte_carlo".into(), json!(c.monte_carlo));
-                        if c.verdict == CheckVerdict::Fail {
-                            o.insert("reason".into(), json!(self.reason(c, r)));
-                        }
-                        Value::Object(o)
-                    })
-                    .collect();
-                let flips: Vec<Value> = r
-                    .flips
-                    .iter()
-                    .map(|f| {
-                        let mut v = json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost});
-                        if let (Some(_), Some(o)) = (&r.stages, v.as_object_mut()) {
-                            o.insert("lost_in".into(), json!(f.lost_in.map(LostIn::name)));
-                        }
-                        v
-                    })
-                    .collect();
-                json!({
-                    "name": r.name,
-                    "verdict": r.verdict().name(),
-                    "run": r.run,
-                    "resamples": r.resamples,
-                    "baseline": r.baseline.as_ref().map(|b| json!({"created_at": b.created_at, "commit": b.commit, "note": b.note})),
-                    "checks": checks,
-                    "flips": flips,
-                    "gained": r.gained,
-                    "added_queries": r.added_queries,
-                    "removed_queries": r.removed_queries,
-                    "gold_changed": r.gold_changed,
-                    "stages": r.stages.as_ref().map(stages_json),
-                    "warnings": r.warnings,
-                })
-            })
-            .collect();
-        json!({
-            "schema_version": 1,
-            "verdict": o.verdict().name(),
-            "settings": {
-                "test": s.test.name(),
-                "resamples": s.resamples,
-                "seed": s.seed,
-                "alpha": s.alpha,
-                "decision": s.decision.name(),
-                "correction": s.correction.name(),
-            },
-            "retrievers": retrievers,
-            "warnings": o.warnings,
-        })
-    }
 }
 
 /// "12 more queries dropped by the reranker (how-to)".
-fn stage_loss_text(l: &StageLoss) -> String {
+pub(super) fn stage_loss_text(l: &StageLoss) -> String {
     let what = match l.stage {
         LostIn::Rerank => "dropped by the reranker",
         LostIn::Retrieval | LostIn::Both => "missed by retrieval",
@@ -738,53 +354,95 @@ fn stage_loss_text(l: &StageLoss) -> String {
     )
 }
 
-fn lost_json(l: &Lost) -> Value {
-    json!({
-        "reached": l.reached,
-        "dropped_by_rerank": l.dropped_by_rerank,
-        "missed_by_retrieval": l.missed_by_retrieval,
+/// The flips as a report lists them: with two stages, one titled group per
+/// stage that lost them (empty groups left out); else one untitled group.
+fn flip_groups(r: &RetrieverOutcome) -> Vec<(Option<&'static str>, Vec<&Flip>)> {
+    if r.stages.is_none() {
+        return vec![(None, r.flips.iter().collect())];
+    }
+    [
+        (Some(LostIn::Rerank), "lost in rerank"),
+        (Some(LostIn::Retrieval), "lost in retrieval"),
+        (Some(LostIn::Both), "lost in both stages"),
+        (None, "stage unknown"),
+    ]
+    .into_iter()
+    .map(|(group, title)| {
+        (
+            Some(title),
+            r.flips.iter().filter(|f| f.lost_in == group).collect::<Vec<_>>(),
+        )
     })
+    .filter(|(_, flips)| !flips.is_empty())
+    .collect()
 }
 
-fn stages_json(st: &StageOutcome) -> Value {
-    let mut lost = serde_json::Map::new();
-    for s in &st.lost {
-        lost.insert(
-            s.scope.clone(),
-            json!({"n": s.n, "baseline": s.baseline.as_ref().map(lost_json), "current": lost_json(&s.current)}),
-        );
-    }
-    let mut ceiling = serde_json::Map::new();
-    for c in &st.ceilings {
-        let entry = ceiling
-            .entry(c.metric.name())
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Some(o) = entry.as_object_mut() {
-            o.insert(
-                c.scope.clone(),
-                json!({"current": num(c.current), "ceiling": num(c.ceiling), "ratio": c.ratio.map_or(Value::Null, num)}),
-            );
+/// Runs of consecutive flips of one stratum, each with the stratum to head
+/// it (none for a leading run whose stratum is empty: there is no name to
+/// print).
+fn by_stratum<'a>(flips: &[&'a Flip]) -> Vec<(Option<&'a str>, Vec<&'a Flip>)> {
+    let mut out: Vec<(Option<&str>, Vec<&Flip>)> = Vec::new();
+    let mut last = "";
+    for f in flips {
+        if f.stratum != last {
+            out.push((Some(&f.stratum), Vec::new()));
+            last = &f.stratum;
+        } else if out.is_empty() {
+            out.push((None, Vec::new()));
+        }
+        if let Some((_, run)) = out.last_mut() {
+            run.push(f);
         }
     }
-    let losses: Vec<Value> = st
-        .losses
-        .iter()
-        .map(|l| {
-            let strata: serde_json::Map<String, Value> =
-                l.strata.iter().map(|(s, n)| (s.clone(), json!(n))).collect();
-            json!({"stage": l.stage.name(), "more": l.more, "strata": strata})
-        })
-        .collect();
-    let absent: serde_json::Map<String, Value> =
-        st.absent.iter().map(|(q, ids)| (q.clone(), json!(ids))).collect();
-    json!({
-        "candidates": st.candidates,
-        "cutoff": st.cutoff,
-        "lost": lost,
-        "ceiling": ceiling,
-        "losses": losses,
-        "absent_from_candidates": absent,
-    })
+    out
+}
+
+/// How a format writes the list of flips; [`flips`] walks the groups, so
+/// each format writes only its syntax (as hyperfine's Markdown and AsciiDoc
+/// exporters share one table and write only their rows).
+pub(super) trait FlipSyntax {
+    /// The line that opens the list.
+    fn heading(&self, n: usize) -> String;
+    /// A group of flips lost in one stage.
+    fn group(&self, title: &str, n: usize) -> String;
+    /// A stratum's line, `pad` deeper under a group.
+    fn stratum(&self, pad: &str, stratum: &str) -> String;
+    /// One query's line: its id, text and the ids it lost.
+    fn flip(&self, pad: &str, f: &Flip) -> String;
+}
+
+/// The queries that went from hit to miss, by stage and stratum, then the
+/// count that went the other way; nothing when no query was lost.
+pub(super) fn flips(r: &RetrieverOutcome, syntax: &dyn FlipSyntax) -> String {
+    if r.flips.is_empty() {
+        return String::new();
+    }
+    let mut out = syntax.heading(r.flips.len());
+    for (title, flips) in flip_groups(r) {
+        let pad = match title {
+            Some(title) => {
+                out += &syntax.group(title, flips.len());
+                "  "
+            }
+            None => "",
+        };
+        for (stratum, run) in by_stratum(&flips) {
+            if let Some(s) = stratum {
+                out += &syntax.stratum(pad, s);
+            }
+            for f in run {
+                out += &syntax.flip(pad, f);
+            }
+        }
+    }
+    if r.gained > 0 {
+        out += &format!(
+            "{} quer{} went from miss to hit.\n",
+            r.gained,
+            if r.gained == 1 { "y" } else { "ies" }
+        );
+    }
+    out
 }
 
 /// Decimals a Monte Carlo p-value supports with B resamples: its standard
@@ -797,7 +455,7 @@ fn mc_digits(b: u32) -> usize {
 
 /// A confidence level as a percentage, to the digit that tells levels apart
 /// (95%, 99.4%, 99.72%).
-fn level(l: f64) -> String {
+pub(super) fn level(l: f64) -> String {
     let pct = 100.0 * l;
     if (pct - pct.round()).abs() < 1e-9 {
         format!("{pct:.0}%")

@@ -1,20 +1,37 @@
-//! Reports: each command builds a view of its results and renders it in the
-//! requested format. Nothing here decides anything; verdicts arrive decided.
+//! Reports: each command builds a view of its results ([`gate::GateView`],
+//! [`compare::CompareView`], [`eval::EvalView`], [`baseline::ShowView`],
+//! [`baseline::HistoryView`]) and one [`Exporter`] per format renders it,
+//! as hyperfine's `export` module does: a format is one file here and one
+//! line of [`EXPORTERS`]. The words and tables several formats share live
+//! beside each view; the format files only lay them out. Nothing here
+//! decides anything; verdicts arrive decided.
 
 pub mod baseline;
 pub mod compare;
+mod csv;
 pub mod eval;
 pub mod gate;
 pub mod gold;
 pub mod goldbuild;
+mod json;
+mod junit;
+mod markdown;
+pub mod stages;
 pub mod table;
+mod terminal;
+mod trec;
 
-use serde_json::{json, Map, Value};
+use crate::diag::usage_error;
+use anyhow::Result;
+use baseline::{HistoryView, ShowView};
+use compare::CompareView;
+use eval::EvalView;
+use gate::GateView;
+pub use json::num;
 
-use crate::compare::Comparison;
-
-/// The forms a report takes. Each command renders the subset it can produce
-/// and refuses the rest; the command line maps its `--format` onto these.
+/// The forms a report takes. Each command renders the subset its exporters
+/// support and refuses the rest; the command line maps its `--format` onto
+/// these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Table,
@@ -26,92 +43,157 @@ pub enum Format {
     Trec,
 }
 
+/// Every format's exporter, in the order messages list formats.
+const EXPORTERS: &[(Format, &dyn Exporter)] = &[
+    (Format::Table, &terminal::Terminal),
+    (Format::Json, &json::Json),
+    (Format::Markdown, &markdown::Markdown),
+    (Format::Csv, &csv::Csv),
+    (Format::Junit, &junit::Junit),
+    (Format::Trec, &trec::Trec),
+];
+
 impl Format {
     /// The spelling of `--format`.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Json => "json",
-            Format::Markdown => "markdown",
-            Format::Csv => "csv",
-            Format::Junit => "junit",
-            Format::Trec => "trec",
+        self.exporter().name()
+    }
+
+    /// The exporter that writes this format.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        EXPORTERS
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, e)| *e)
+            .unwrap_or(&terminal::Terminal)
+    }
+}
+
+/// What a report is of: each command that prints one renders one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// `gate` and `baseline update`: a decided [`crate::gate::GateOutcome`].
+    Gate,
+    Compare,
+    Eval,
+    BaselineShow,
+    BaselineHistory,
+}
+
+impl Report {
+    /// Every kind of report, for a format that renders them all.
+    pub const ALL: &'static [Report] = &[
+        Report::Gate,
+        Report::Compare,
+        Report::Eval,
+        Report::BaselineShow,
+        Report::BaselineHistory,
+    ];
+}
+
+/// One output format. A format renders the reports it lists in
+/// [`Exporter::reports`]; for any other, the method's default refuses with
+/// the words the command line uses before any work starts.
+pub trait Exporter: Sync {
+    /// The spelling of `--format`.
+    fn name(&self) -> &'static str;
+
+    /// The reports this format renders.
+    fn reports(&self) -> &'static [Report];
+
+    fn gate(&self, v: &GateView) -> Result<String> {
+        Err(cannot_print(v.command, self.name(), Report::Gate))
+    }
+
+    fn compare(&self, _v: &CompareView) -> Result<String> {
+        Err(cannot_print("compare", self.name(), Report::Compare))
+    }
+
+    fn eval(&self, _v: &EvalView) -> Result<String> {
+        Err(cannot_print("eval", self.name(), Report::Eval))
+    }
+
+    fn baseline_show(&self, _v: &ShowView) -> Result<String> {
+        Err(cannot_print("baseline show", self.name(), Report::BaselineShow))
+    }
+
+    fn baseline_history(&self, _v: &HistoryView) -> Result<String> {
+        Err(cannot_print(
+            "baseline history",
+            self.name(),
+            Report::BaselineHistory,
+        ))
+    }
+}
+
+/// The formats that render `report`, in [`EXPORTERS`]' order.
+pub fn formats_for(report: Report) -> Vec<Format> {
+    EXPORTERS
+        .iter()
+        .filter(|(_, e)| e.reports().contains(&report))
+        .map(|(f, _)| *f)
+        .collect()
+}
+
+/// `rgate {command}` refusing `--format {format}`, with the formats it
+/// does print.
+fn cannot_print(command: &str, format: &str, report: Report) -> anyhow::Error {
+    refuse_format(command, format, &formats_for(report))
+}
+
+/// The error for a format a command cannot print, given the ones it can.
+pub fn refuse_format(command: &str, format: &str, allowed: &[Format]) -> anyhow::Error {
+    if allowed.is_empty() {
+        usage_error(
+            format!("`rgate {command}` takes no --format"),
+            "drop --format; its output has one form",
+        )
+    } else {
+        usage_error(
+            format!("`rgate {command}` cannot print --format {format}"),
+            format!("it prints {}", or_list(allowed)),
+        )
+    }
+}
+
+/// `table, json or csv`.
+fn or_list(formats: &[Format]) -> String {
+    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Format::*;
+
+    /// The formats each report is printed in, as the command line listed
+    /// them by hand before the exporters said it themselves.
+    #[test]
+    fn each_report_is_printed_in_the_formats_it_was() {
+        assert_eq!(formats_for(Report::Gate), [Table, Json, Markdown, Csv, Junit]);
+        assert_eq!(formats_for(Report::Eval), [Table, Json, Markdown, Csv, Trec]);
+        for r in [Report::Compare, Report::BaselineShow, Report::BaselineHistory] {
+            assert_eq!(formats_for(r), [Table, Json, Markdown, Csv], "{r:?}");
         }
     }
-}
 
-/// A finite number, or `null`: JSON has no NaN, and a missing statistic
-/// should read as missing.
-pub fn num(v: f64) -> Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        Value::Null
+    #[test]
+    fn every_format_has_its_own_exporter_and_name() {
+        let names: Vec<&str> = EXPORTERS.iter().map(|(f, _)| f.name()).collect();
+        assert_eq!(names, ["table", "json", "markdown", "csv", "junit", "trec"]);
     }
-}
 
-/// A `checks[]` row with exactly SPEC's keys; callers add their own after.
-pub fn check_row(c: &Comparison, test: &str, verdict: &str) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("metric".into(), json!(c.metric.name()));
-    o.insert("stratum".into(), json!(c.stratum));
-    o.insert("n".into(), json!(c.n));
-    o.insert("baseline".into(), num(c.baseline));
-    o.insert("current".into(), num(c.current));
-    o.insert("delta".into(), num(c.delta));
-    o.insert("ci_low".into(), num(c.ci_low));
-    o.insert("ci_high".into(), num(c.ci_high));
-    o.insert("p_value".into(), num(c.p_value));
-    o.insert("p_adjusted".into(), num(c.p_adjusted));
-    o.insert("test".into(), json!(test));
-    o.insert("verdict".into(), json!(verdict));
-    o
-}
-
-/// The CSV columns every comparison row carries, in SPEC's order.
-pub const ROW_COLUMNS: [&str; 10] = [
-    "metric",
-    "stratum",
-    "n",
-    "baseline",
-    "current",
-    "delta",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "p_adjusted",
-];
-
-/// A number for CSV: full precision, empty when it does not exist.
-pub fn csv_num(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        String::new()
+    /// A format asked for a report it does not render says so in the
+    /// command line's words, naming the formats that do.
+    #[test]
+    fn an_unsupported_report_is_refused_in_the_cli_words() {
+        let e = format!("{:#}", cannot_print("compare", "junit", Report::Compare));
+        assert!(e.contains("`rgate compare` cannot print --format junit"), "{e}");
+        assert!(e.contains("it prints table, json, markdown or csv"), "{e}");
     }
-}
-
-/// The cells under [`ROW_COLUMNS`].
-pub fn row_cells(c: &Comparison) -> Vec<String> {
-    vec![
-        c.metric.name(),
-        c.stratum.clone(),
-        c.n.to_string(),
-        csv_num(c.baseline),
-        csv_num(c.current),
-        csv_num(c.delta),
-        csv_num(c.ci_low),
-        csv_num(c.ci_high),
-        csv_num(c.p_value),
-        csv_num(c.p_adjusted),
-    ]
-}
-
-/// Headers: `lead`, then [`ROW_COLUMNS`], then `tail`.
-pub fn row_headers(lead: &[&str], tail: &[&str]) -> Vec<String> {
-    lead.iter()
-        .chain(ROW_COLUMNS.iter())
-        .chain(tail.iter())
-        .map(|s| s.to_string())
-        .collect()
 }

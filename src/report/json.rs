@@ -1,0 +1,400 @@
+//! `--format json`: the stable interface for scripts (SPEC "Commands").
+//! Every report is one pretty-printed object; numbers that do not exist
+//! are `null`. The shapes, by report:
+//!
+//! **gate** and **baseline update** — top-level `schema_version`, `verdict`, `settings`, and `retrievers[]`, each with `name`, `verdict`,
+//! `run`, `baseline`, `checks[]` (keys `metric`, `stratum`, `n`, `baseline`,
+//! `current`, `delta`, `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`,
+//! `verdict`, plus `tolerance`, `mde`, `lower_bound`, `upper_bound`),
+//! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
+//! and `warnings[]`. Numbers that do not exist are `null`.
+//!
+//! A retriever with a candidate list (SPEC "Two stages") also has
+//! `stages`: `{"candidates", "cutoff", "lost": {scope: {"n", "baseline":
+//! {"reached", "dropped_by_rerank", "missed_by_retrieval"} | null,
+//! "current": {...}}}, "ceiling": {metric: {scope: {"current", "ceiling",
+//! "ratio"}}}, "losses": [{"stage", "more", "strata": {name: more}}],
+//! "absent_from_candidates": {query_id: [ids]}}`, and each of its flips a
+//! `lost_in` (`retrieval`, `rerank`, `both`, or `null` when unknown).
+//!
+//! **compare** — `schema_version`, `verdict` (`none`: compare gates
+//! nothing), `settings` (test, resamples, seed, alpha, alternative,
+//! weighting), `gold`, `baseline_run` {name, path, means}, and `runs[]`, each
+//! with `name`, `path`, `means` {metric: mean} and `checks[]` of rows with
+//! SPEC's keys (`metric`, `stratum`, `n`, `baseline`, `current`, `delta`,
+//! `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`, `verdict`: always
+//! `not-gated` here) plus `significant`, `lower_bound`, `upper_bound` (the
+//! one-sided bounds), `wins`, `ties`, `losses`.
+//!
+//! **eval** — `{"schema_version", "gold", "run", "relevance_level",
+//! "queries", "strata": {name: n}, "metrics": {metric: {"all": mean,
+//! <stratum>: mean, ..., "macro": mean}}, "missing_queries": [ids],
+//! "warnings": [..]}`, plus with `--per-query` a `"per_query"` list of
+//! `{"query_id", "stratum", <metric>: value, ...}` in gold order.
+//!
+//! With `--candidates`: `"candidates"` (the file), `"stages": {"cutoff",
+//! "lost": {scope: {"reached", "dropped_by_rerank", "missed_by_retrieval"}},
+//! "ceiling": {metric: {scope: value}}}` exactly as SPEC "Two stages"
+//! defines it (scopes `all` and each stratum; `cutoff` null for the whole
+//! run), `"absent_from_candidates": {query_id: [ids]}` (final results the
+//! candidates lack), and per query a `"stage"` (its fate at the cutoff).
+//!
+//! **baseline show** — the stored baseline file, as it is on disk.
+//! **baseline history** — `{"retriever", "history": [entries]}`.
+
+use anyhow::Result;
+use serde_json::{json, Map, Value};
+
+use super::baseline::{HistoryView, ShowView};
+use super::compare::{alt_name, CompareView, RunColumn};
+use super::eval::EvalView;
+use super::gate::GateView;
+use super::stages::lost_json;
+use super::{Exporter, Report};
+use crate::baseline::HistoryEntry;
+use crate::compare::Comparison;
+use crate::escape;
+use crate::gate::{CheckVerdict, Hypothesis, StageOutcome};
+use crate::stages::{LostIn, Stages};
+
+pub struct Json;
+
+impl Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn reports(&self) -> &'static [Report] {
+        Report::ALL
+    }
+
+    fn gate(&self, v: &GateView) -> Result<String> {
+        Ok(pretty(&gate_value(v)))
+    }
+
+    fn compare(&self, v: &CompareView) -> Result<String> {
+        Ok(pretty(&compare_value(v)))
+    }
+
+    fn eval(&self, v: &EvalView) -> Result<String> {
+        Ok(pretty(&eval_value(v)))
+    }
+
+    fn baseline_show(&self, v: &ShowView) -> Result<String> {
+        Ok(escape::json(v.baseline.to_json_text()))
+    }
+
+    fn baseline_history(&self, v: &HistoryView) -> Result<String> {
+        let entries: Vec<Value> = v.entries.iter().map(HistoryEntry::to_json).collect();
+        Ok(pretty(&json!({"retriever": v.name, "history": entries})))
+    }
+}
+
+/// Pretty-printed, one line break at the end, and neutralised for a
+/// terminal or CI log that shows it (see [`escape::json`]).
+fn pretty(v: &Value) -> String {
+    escape::json(serde_json::to_string_pretty(v).unwrap_or_default() + "\n")
+}
+
+/// A finite number, or `null`: JSON has no NaN, and a missing statistic
+/// should read as missing.
+pub fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+/// A `checks[]` row with exactly SPEC's keys; callers add their own after.
+pub fn check_row(c: &Comparison, test: &str, verdict: &str) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("metric".into(), json!(c.metric.name()));
+    o.insert("stratum".into(), json!(c.stratum));
+    o.insert("n".into(), json!(c.n));
+    o.insert("baseline".into(), num(c.baseline));
+    o.insert("current".into(), num(c.current));
+    o.insert("delta".into(), num(c.delta));
+    o.insert("ci_low".into(), num(c.ci_low));
+    o.insert("ci_high".into(), num(c.ci_high));
+    o.insert("p_value".into(), num(c.p_value));
+    o.insert("p_adjusted".into(), num(c.p_adjusted));
+    o.insert("test".into(), json!(test));
+    o.insert("verdict".into(), json!(verdict));
+    o
+}
+
+fn gate_value(v: &GateView) -> Value {
+    let o = v.outcome;
+    let s = &o.settings;
+    let retrievers: Vec<Value> = o
+        .retrievers
+        .iter()
+        .map(|r| {
+            let checks: Vec<Value> = r
+                .checks
+                .iter()
+                .map(|c| {
+                    let mut o = check_row(
+                        &c.cmp,
+                        c.test.name(),
+                        c.verdict.name(),
+                    );
+                    o.insert("tolerance".into(), c.tolerance.map_or(Value::Null, num));
+                    o.insert("mde".into(), c.mde().map_or(Value::Null, num));
+                    o.insert("mde_spread".into(), json!(c.power.spread.name()));
+                    o.insert("enforceable".into(), json!(c.power.enforceable));
+                    o.insert("queries_needed".into(), json!(c.power.queries_needed));
+                    o.insert("unchanged_fails".into(), c.power.unchanged_fails.map_or(Value::Null, num));
+                    o.insert("h0".into(), json!(match c.hypothesis {
+                        Hypothesis::DropAtMost(t) => format!("drop <= {t}"),
+                        Hypothesis::DropAtLeast(t) => format!("drop >= {t}"),
+                    }));
+                    o.insert("lower_bound".into(), num(c.lower_bound));
+                    o.insert("upper_bound".into(), num(c.upper_bound));
+                    o.insert("bound_level".into(), num(c.bound_level));
+                    o.insert("p_drop".into(), num(c.p_drop));
+                    o.insert("p_rise".into(), num(c.p_rise));
+                    o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
+                    o.insert("monte_carlo".into(), json!(c.monte_carlo));
+                    if c.verdict == CheckVerdict::Fail {
+                        o.insert("reason".into(), json!(v.reason(c, r)));
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            let flips: Vec<Value> = r
+                .flips
+                .iter()
+                .map(|f| {
+                    let mut v = json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost});
+                    if let (Some(_), Some(o)) = (&r.stages, v.as_object_mut()) {
+                        o.insert("lost_in".into(), json!(f.lost_in.map(LostIn::name)));
+                    }
+                    v
+                })
+                .collect();
+            json!({
+                "name": r.name,
+                "verdict": r.verdict().name(),
+                "run": r.run,
+                "resamples": r.resamples,
+                "baseline": r.baseline.as_ref().map(|b| json!({"created_at": b.created_at, "commit": b.commit, "note": b.note})),
+                "checks": checks,
+                "flips": flips,
+                "gained": r.gained,
+                "added_queries": r.added_queries,
+                "removed_queries": r.removed_queries,
+                "gold_changed": r.gold_changed,
+                "stages": r.stages.as_ref().map(gate_stages),
+                "warnings": r.warnings,
+            })
+        })
+        .collect();
+    json!({
+        "schema_version": 1,
+        "verdict": o.verdict().name(),
+        "settings": {
+            "test": s.test.name(),
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "alpha": s.alpha,
+            "decision": s.decision.name(),
+            "correction": s.correction.name(),
+        },
+        "retrievers": retrievers,
+        "warnings": o.warnings,
+    })
+}
+
+fn gate_stages(st: &StageOutcome) -> Value {
+    let mut lost = serde_json::Map::new();
+    for s in &st.lost {
+        lost.insert(
+            s.scope.clone(),
+            json!({"n": s.n, "baseline": s.baseline.as_ref().map(lost_json), "current": lost_json(&s.current)}),
+        );
+    }
+    let mut ceiling = serde_json::Map::new();
+    for c in &st.ceilings {
+        let entry = ceiling
+            .entry(c.metric.name())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Some(o) = entry.as_object_mut() {
+            o.insert(
+                c.scope.clone(),
+                json!({"current": num(c.current), "ceiling": num(c.ceiling), "ratio": c.ratio.map_or(Value::Null, num)}),
+            );
+        }
+    }
+    let losses: Vec<Value> = st
+        .losses
+        .iter()
+        .map(|l| {
+            let strata: serde_json::Map<String, Value> =
+                l.strata.iter().map(|(s, n)| (s.clone(), json!(n))).collect();
+            json!({"stage": l.stage.name(), "more": l.more, "strata": strata})
+        })
+        .collect();
+    let absent: serde_json::Map<String, Value> =
+        st.absent.iter().map(|(q, ids)| (q.clone(), json!(ids))).collect();
+    json!({
+        "candidates": st.candidates,
+        "cutoff": st.cutoff,
+        "lost": lost,
+        "ceiling": ceiling,
+        "losses": losses,
+        "absent_from_candidates": absent,
+    })
+}
+
+fn means(v: &CompareView, r: &RunColumn) -> Value {
+    let n = v.prep.gold.len();
+    let mut o = Map::new();
+    for (m, values) in v.prep.metrics.iter().zip(&r.scores.values) {
+        o.insert(m.name(), json!(crate::eval::mean_of(values, 0..n)));
+    }
+    Value::Object(o)
+}
+
+fn compare_value(v: &CompareView) -> Value {
+    let s = v.settings;
+    let runs: Vec<Value> = v
+        .comparisons
+        .iter()
+        .enumerate()
+        .map(|(k, rows)| {
+            let r = &v.runs[k + 1];
+            let checks: Vec<Value> = rows
+                .iter()
+                .map(|c| {
+                    let mut o = check_row(&c.cmp, c.test.name(), "not-gated");
+                    o.insert("significant".into(), json!(c.significant));
+                    o.insert("lower_bound".into(), num(c.lower_bound));
+                    o.insert("upper_bound".into(), num(c.upper_bound));
+                    o.insert("wins".into(), json!(c.wins));
+                    o.insert("ties".into(), json!(c.ties));
+                    o.insert("losses".into(), json!(c.losses));
+                    Value::Object(o)
+                })
+                .collect();
+            json!({"name": r.name, "path": r.path, "means": means(v, r), "checks": checks})
+        })
+        .collect();
+    json!({
+        "schema_version": 1,
+        "verdict": "none",
+        "settings": {
+            "test": s.test.name(),
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "alpha": s.alpha,
+            "alternative": alt_name(v.alternative),
+            "weighting": s.weighting.name(),
+            "correction": "holm",
+        },
+        "gold": v.prep.gold.path.display().to_string(),
+        "baseline_run": {"name": v.runs[0].name, "path": v.runs[0].path, "means": means(v, &v.runs[0])},
+        "runs": runs,
+    })
+}
+
+fn eval_value(v: &EvalView) -> Value {
+    let g = &v.prep.gold;
+    let names = v.metric_names();
+    let mut metrics = Map::new();
+    for (m, name) in names.iter().enumerate() {
+        let mut o = Map::new();
+        o.insert("all".into(), json!(v.summary.all.means[m]));
+        for s in &v.summary.strata {
+            o.insert(s.scope.clone(), json!(s.means[m]));
+        }
+        o.insert("macro".into(), json!(v.summary.macro_mean.means[m]));
+        metrics.insert(name.clone(), Value::Object(o));
+    }
+    let strata: Map<String, Value> = v
+        .summary
+        .strata
+        .iter()
+        .map(|s| (s.scope.clone(), json!(s.n)))
+        .collect();
+    let mut root = Map::new();
+    root.insert("schema_version".into(), json!(1));
+    root.insert("gold".into(), json!(g.path.display().to_string()));
+    root.insert("gold_fingerprint".into(), json!(v.prep.fingerprint()));
+    root.insert("run".into(), json!(v.run.path.display().to_string()));
+    root.insert("run_format".into(), json!(v.run.format.to_string()));
+    root.insert("relevance_level".into(), json!(v.prep.relevance_level));
+    root.insert("queries".into(), json!(g.len()));
+    root.insert("strata".into(), Value::Object(strata));
+    root.insert("metrics".into(), Value::Object(metrics));
+    let missing: Vec<&str> = v.run.missing().map(|i| g.queries[i].id.as_str()).collect();
+    root.insert("missing_queries".into(), json!(missing));
+    if let Some(sv) = &v.candidates {
+        root.insert("candidates".into(), json!(sv.run.path.display().to_string()));
+        root.insert("stages".into(), eval_stages(sv.stages));
+        let absent: Map<String, Value> = sv
+            .stages
+            .absent
+            .iter()
+            .map(|(q, ids)| (g.queries[*q].id.clone(), json!(ids)))
+            .collect();
+        root.insert("absent_from_candidates".into(), Value::Object(absent));
+    }
+    if v.per_query {
+        let rows: Vec<Value> = g
+            .queries
+            .iter()
+            .enumerate()
+            .map(|(i, q)| {
+                let mut o = Map::new();
+                o.insert("query_id".into(), json!(q.id));
+                o.insert("stratum".into(), json!(g.stratum_name(i)));
+                for (m, name) in names.iter().enumerate() {
+                    o.insert(name.clone(), json!(v.scores.values[m][i]));
+                }
+                if let Some(sv) = &v.candidates {
+                    o.insert("stage".into(), json!(sv.stages.fates[i].name()));
+                }
+                Value::Object(o)
+            })
+            .collect();
+        root.insert("per_query".into(), Value::Array(rows));
+    }
+    let stage_warnings = v
+        .candidates
+        .iter()
+        .flat_map(|sv| sv.run.warnings.iter().chain(sv.warnings.iter()));
+    let warnings: Vec<&String> = v
+        .prep
+        .warnings
+        .iter()
+        .chain(v.run.warnings.iter())
+        .chain(stage_warnings)
+        .collect();
+    root.insert("warnings".into(), json!(warnings));
+    Value::Object(root)
+}
+
+fn eval_stages(s: &Stages) -> Value {
+    let lost: Map<String, Value> = s
+        .lost
+        .iter()
+        .map(|(scope, l)| (scope.clone(), lost_json(l)))
+        .collect();
+    let sum = &s.ceiling_summary;
+    let ceiling: Map<String, Value> = s
+        .ceiling
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(m, metric)| {
+            let scopes: Map<String, Value> = std::iter::once(&sum.all)
+                .chain(sum.strata.iter())
+                .map(|r| (r.scope.clone(), json!(r.means[m])))
+                .collect();
+            (metric.name(), Value::Object(scopes))
+        })
+        .collect();
+    json!({"cutoff": s.cutoff, "lost": lost, "ceiling": ceiling})
+}
