@@ -56,8 +56,8 @@ pub struct GoldSet {
 /// (also spelled `metadata`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueryExtra {
-    pub answer: Option<serde_yaml::Value>,
-    pub meta: Option<serde_yaml::Value>,
+    pub answer: Option<serde_json::Value>,
+    pub meta: Option<serde_json::Value>,
 }
 
 impl GoldSet {

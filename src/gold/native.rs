@@ -1,12 +1,13 @@
 //! The native gold set forms: YAML, JSON and JSONL (SPEC "Gold set").
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
 use anyhow::Result;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_saphyr::{MessageFormatter, Spanned};
 
 use super::builder::Builder;
 use super::{GoldFormat, GoldQuery, GoldSet, Label, QueryExtra, SpanLabel, DEFAULT_STRATUM};
@@ -25,6 +26,30 @@ struct NativeFile {
     queries: Vec<NativeQuery>,
 }
 
+/// A JSON gold set, each query kept as its text: where that text starts
+/// gives the query's line (serde_json reports positions of errors only),
+/// and each query is then read from it.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a gold set: a map with `version: 1` and a `queries:` list"
+)]
+struct JsonFile<'t> {
+    #[serde(default)]
+    version: Option<Version>,
+    #[serde(borrow)]
+    queries: Vec<&'t RawValue>,
+}
+
+/// Where a JSON query's `id` and `stratum` are, within its text.
+#[derive(Deserialize)]
+struct JsonPlaces<'t> {
+    #[serde(borrow, default)]
+    id: Option<&'t RawValue>,
+    #[serde(borrow, default)]
+    stratum: Option<&'t RawValue>,
+}
+
 /// `version:`, with a message that says what is expected (serde's would
 /// say `u32`).
 struct Version(u64);
@@ -41,7 +66,7 @@ impl<'de> Deserialize<'de> for Version {
                 Ok(Version(v))
             }
         }
-        d.deserialize_u64(V)
+        d.deserialize_any(V)
     }
 }
 
@@ -51,11 +76,13 @@ impl<'de> Deserialize<'de> for Version {
     expecting = "a gold query: a map with `id`, `text`, `stratum`, `relevant`"
 )]
 struct NativeQuery {
-    id: IdValue,
+    /// Spanned: a YAML reader gives the line of each; JSON gives none
+    /// (line 0) and the JSON reader finds them through [`JsonPlaces`].
+    id: Spanned<IdValue>,
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
-    stratum: Option<String>,
+    stratum: Option<Spanned<String>>,
     #[serde(default)]
     relevant: Option<Relevant>,
     /// Who gave each label ([`crate::goldbuild::provenance`]); metrics
@@ -65,9 +92,9 @@ struct NativeQuery {
     provenance: Option<de::IgnoredAny>,
     /// A reference answer (RAG gold sets): kept, never scored.
     #[serde(default)]
-    answer: Option<serde_yaml::Value>,
+    answer: Option<serde_json::Value>,
     #[serde(default, alias = "metadata")]
-    meta: Option<serde_yaml::Value>,
+    meta: Option<serde_json::Value>,
 }
 
 /// An id written as a string or a bare integer (YAML reads `id: 301` as one).
@@ -304,6 +331,68 @@ fn native_message(msg: &str) -> String {
     }
     clip_message(msg)
 }
+/// How rgate reads YAML: as YAML 1.2's core schema, the way serde_yaml
+/// (the parser before) read it, so that every id and value reads as it
+/// did: `yes`/`no`/`on` and leading-zero (`001`) or underscored (`1_000`)
+/// numbers stay strings; a key given twice reaches the reader, which says
+/// what is repeated (a label appears twice) rather than the parser's
+/// "duplicate key". No budget: [`yaml_guard`] has refused aliases and deep
+/// nesting already, and a budget of nodes would cap the gold set's size.
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: None,
+        emit_comments: false,
+        strict_booleans: true,
+        leading_zero_numbers_as_strings: true,
+        underscored_numbers_as_strings: true,
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+    }
+}
+
+/// A serde-saphyr error as (line, message): the message without the
+/// parser's location suffix and source snippet (rgate prints its own
+/// `path:line:`), and the field lists of "unknown field" in serde's
+/// backquoted form, which [`crate::diag::unknown_key_hint`] reads.
+pub(crate) fn yaml_error(e: &serde_saphyr::Error) -> (Option<usize>, String) {
+    let line = e.location().map(|l| l.line() as usize).filter(|&l| l > 0);
+    let msg = serde_saphyr::DefaultMessageFormatter
+        .format_message(e.without_snippet())
+        .into_owned();
+    let msg = match msg.split_once(", expected one of ") {
+        Some((head, list)) if head.starts_with("unknown field `") && !list.contains('`') => {
+            let names: Vec<String> = list.split(", ").map(|n| format!("`{n}`")).collect();
+            format!("{head}, expected one of {}", names.join(", "))
+        }
+        _ => msg,
+    };
+    (line, msg)
+}
+
+/// The 1-based line of each byte offset asked for, offsets ascending: one
+/// pass over the text, however many queries.
+struct LineCounter<'t> {
+    text: &'t [u8],
+    at: usize,
+    line: usize,
+}
+
+impl LineCounter<'_> {
+    fn line_at(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        if offset < self.at {
+            return line_of(self.text, offset);
+        }
+        self.line += memchr::memchr_iter(b'\n', &self.text[self.at..offset]).count();
+        self.at = offset;
+        self.line
+    }
+}
+
+/// The byte offset of `inner` in `outer`, which it is a slice of.
+fn offset_in(outer: &str, inner: &str) -> usize {
+    (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize)
+}
 
 pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet> {
     let text = std::str::from_utf8(bytes)
@@ -330,6 +419,23 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
         })?;
     }
     let mut b = Builder::new(path);
+    let check_version = |version: Option<Version>| match version {
+        Some(Version(v)) if v != 1 => Err(input_error_hint(
+            path,
+            None,
+            format!("gold set version {v} is not supported"),
+            "this rgate reads version 1; upgrade rgate",
+        )),
+        _ => Ok(()),
+    };
+    let invalid = |line: Option<usize>, msg: String| {
+        input_error_hint(
+            path,
+            line,
+            format!("invalid gold set: {}", native_message(&msg)),
+            field_hint(&msg),
+        )
+    };
     match format {
         GoldFormat::Jsonl => {
             for (i, line) in text.lines().enumerate() {
@@ -346,48 +452,57 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
                         field_hint(&msg),
                     )
                 })?;
-                add_native(&mut b, q, Some(i + 1))?;
+                let at = Some(i + 1);
+                add_native(&mut b, q, Lines { id: at, stratum: at })?;
             }
         }
-        GoldFormat::Json | GoldFormat::Yaml => {
-            let file: NativeFile = if format == GoldFormat::Json {
-                serde_json::from_str(text).map_err(|e| {
-                    let msg = e.to_string();
-                    input_error_hint(
-                        path,
-                        Some(e.line()),
-                        format!("invalid gold set: {}", native_message(&msg)),
-                        field_hint(&msg),
-                    )
-                })?
-            } else {
-                serde_yaml::from_str(text).map_err(|e| {
-                    let line = e.location().map(|l| l.line());
-                    let msg = e.to_string();
-                    input_error_hint(
-                        path,
-                        line,
-                        format!("invalid gold set: {}", native_message(&msg)),
-                        field_hint(&msg),
-                    )
-                })?
+        GoldFormat::Json => {
+            let file: JsonFile =
+                serde_json::from_str(text).map_err(|e| invalid(Some(e.line()), e.to_string()))?;
+            check_version(file.version)?;
+            let mut lines = LineCounter {
+                text: text.as_bytes(),
+                at: 0,
+                line: 1,
             };
-            if let Some(Version(v)) = file.version {
-                if v != 1 {
-                    return Err(input_error_hint(
-                        path,
-                        None,
-                        format!("gold set version {v} is not supported"),
-                        "this rgate reads version 1; upgrade rgate",
-                    ));
-                }
+            for raw in file.queries {
+                let raw = raw.get();
+                let base = lines.line_at(offset_in(text, raw));
+                // serde_json counts lines from the query's own text.
+                let q: NativeQuery = serde_json::from_str(raw)
+                    .map_err(|e| invalid(Some(base + e.line().max(1) - 1), e.to_string()))?;
+                let places: JsonPlaces = serde_json::from_str(raw).unwrap_or(JsonPlaces {
+                    id: None,
+                    stratum: None,
+                });
+                let within = |v: Option<&RawValue>| {
+                    v.map(|v| {
+                        base + memchr::memchr_iter(b'\n', &raw.as_bytes()[..offset_in(raw, v.get())]).count()
+                    })
+                };
+                let id = within(places.id).or(Some(base));
+                add_native(
+                    &mut b,
+                    q,
+                    Lines {
+                        id,
+                        stratum: within(places.stratum).or(id),
+                    },
+                )?;
             }
-            let mut seen: HashMap<String, usize> = HashMap::new();
+        }
+        GoldFormat::Yaml => {
+            let file: NativeFile =
+                serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| {
+                    let (line, msg) = yaml_error(&e);
+                    invalid(line, msg)
+                })?;
+            check_version(file.version)?;
             for q in file.queries {
-                let nth = seen.entry(q.id.0.clone()).or_insert(0);
-                *nth += 1;
-                let line = locate_id(text, &q.id.0, *nth);
-                add_native(&mut b, q, line)?;
+                let known = |l: u64| Some(l as usize).filter(|&l| l > 0);
+                let id = known(q.id.referenced.line());
+                let stratum = q.stratum.as_ref().and_then(|s| known(s.referenced.line())).or(id);
+                add_native(&mut b, q, Lines { id, stratum })?;
             }
         }
         GoldFormat::Qrels => unreachable!("qrels are parsed by parse_qrels"),
@@ -395,19 +510,28 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
     Ok(b.finish(format))
 }
 
-fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()> {
-    let stratum = b.stratum(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), line)?;
+/// Where a query's id and stratum are, for the errors the builder finds.
+struct Lines {
+    id: Option<usize>,
+    stratum: Option<usize>,
+}
+
+fn add_native(b: &mut Builder, q: NativeQuery, lines: Lines) -> Result<()> {
+    let stratum = b.stratum(
+        q.stratum.as_ref().map_or(DEFAULT_STRATUM, |s| s.value.as_str()),
+        lines.stratum,
+    )?;
     let pos = b.queries.len();
     let (labels, spans) = q.relevant.map(|r| (r.0, r.1)).unwrap_or_default();
     b.add(
         GoldQuery {
-            id: q.id.0,
+            id: q.id.value.0,
             text: q.text,
             stratum,
             labels: labels.into(),
             spans,
         },
-        line,
+        lines.id,
         false,
     )?;
     if q.answer.is_some() || q.meta.is_some() {
@@ -420,35 +544,6 @@ fn add_native(b: &mut Builder, q: NativeQuery, line: Option<usize>) -> Result<()
         );
     }
     Ok(())
-}
-
-/// The line of the `nth` query whose id is `id`, found in the text: serde
-/// gives no positions for values that parsed fine, and a validation error
-/// without a line is much less useful.
-fn locate_id(text: &str, id: &str, nth: usize) -> Option<usize> {
-    let mut count = 0;
-    for (i, line) in text.lines().enumerate() {
-        let t = line
-            .trim_start()
-            .trim_start_matches("- ")
-            .trim_start_matches('{')
-            .trim_start();
-        let rest = t
-            .strip_prefix("id:")
-            .or_else(|| t.strip_prefix("\"id\":"))
-            .or_else(|| t.strip_prefix("'id':"));
-        if let Some(rest) = rest {
-            let v = rest.trim().trim_end_matches(',').trim_end_matches('}').trim();
-            let v = v.trim_matches(|c| c == '"' || c == '\'');
-            if v == id || v.starts_with(&format!("{id}\"")) || v.starts_with(&format!("{id}'")) {
-                count += 1;
-                if count == nth {
-                    return Some(i + 1);
-                }
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -603,5 +698,90 @@ mod tests {
         // Overlapping spans are fine (a chunker with overlap migrates to them).
         let (g, _) = load_str("g.yaml", "queries:\n  - id: q1\n    relevant:\n      - {doc: d, start: 0, end: 10}\n      - {doc: d, start: 5, end: 15}\n").unwrap();
         assert_eq!(g.queries[0].spans.len(), 2);
+    }
+
+    /// Every error names the line of the offending key or value, counted
+    /// by hand in each text below.
+    #[test]
+    fn errors_name_the_line_of_what_is_wrong() {
+        let cases = [
+            // Duplicate query id: the second `id:` is line 6.
+            ("g.yaml", "version: 1\nqueries:\n  - id: q1\n    relevant: [a]\n\n  - id: q1\n    relevant: [b]\n", "g.yaml:6: duplicate query id `q1`"),
+            // A bad grade: `b: 1.5` on line 5.
+            ("g.yaml", "queries:\n  - id: q1\n    relevant:\n      a: 1\n      b: 1.5\n", "g.yaml:5: invalid gold set: grade 1.5 is not an integer"),
+            // A bad span: the item on line 6.
+            ("g.yaml", "queries:\n  - id: q1\n    relevant: [a]\n  - id: q2\n    relevant:\n      - {doc: d, start: 5, end: 2}\n", "g.yaml:6: invalid gold set: span of `d` has start 5"),
+            // An unknown key: `relevent` on line 4.
+            ("g.yaml", "queries:\n  - id: q1\n    text: t\n    relevent: [a]\n", "g.yaml:4: invalid gold set: unknown field `relevent`"),
+            // A reserved stratum: its value on line 5, not the id's line 3.
+            ("g.yaml", "queries:\n  - id: q1\n    text: t\n    relevant: [a]\n    stratum: all\n", "g.yaml:5: stratum name `all` is reserved"),
+            // White space in an id, in a flow map on line 3.
+            ("g.yaml", "queries:\n  - {id: q0, relevant: [a]}\n  - {id: \"q 1\", relevant: [a]}\n", "g.yaml:3: query id `q 1` contains white space"),
+            // JSON as `gold import` writes it: `"id"` one line below `{`.
+            ("g.json", "{\n  \"version\": 1,\n  \"queries\": [\n    {\n      \"id\": \"q1\",\n      \"relevant\": [\"a\"]\n    },\n    {\n      \"id\": \"q1\",\n      \"relevant\": [\"b\"]\n    }\n  ]\n}\n", "g.json:9: duplicate query id `q1`"),
+            // JSON: a bad grade inside the second query, line 10.
+            ("g.json", "{\n  \"queries\": [\n    {\n      \"id\": \"q1\",\n      \"relevant\": {\"a\": 1}\n    },\n    {\n      \"id\": \"q2\",\n      \"relevant\": {\n        \"b\": 2.5\n      }\n    }\n  ]\n}\n", "g.json:10: invalid gold set: grade 2.5 is not an integer"),
+            // JSON: the stratum on line 6.
+            ("g.json", "{\"queries\": [\n  {\"id\": \"q0\", \"relevant\": [\"a\"]},\n  {\n    \"id\": \"q1\",\n    \"relevant\": [\"a\"],\n    \"stratum\": \"macro\"\n  }\n]}\n", "g.json:6: stratum name `macro` is reserved"),
+        ];
+        for (name, text, want) in cases {
+            let err = load_str(name, text).unwrap_err().to_string();
+            assert!(err.contains(want), "want {want:?}, got {err}");
+        }
+    }
+
+    /// Ids and labels read as serde_yaml (YAML 1.2 core schema) read them:
+    /// the strings and numbers below are what it gave, so fingerprints
+    /// and query ids stay as they were.
+    #[test]
+    fn yaml_ids_read_as_they_always_have() {
+        let text = "queries:\n  - id: 001\n    relevant: [yes, no, on, 007, 1_000, 0x1F, 12, ~x, '0o7']\n  - id: 0x1F\n    relevant: {y: 1, 010: 2}\n  - id: 1_000\n    relevant: [a]\n  - id: 42\n    relevant: [a]\n";
+        let (g, _) = load_str("g.yaml", text).unwrap();
+        let ids: Vec<&str> = g.queries.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(ids, ["001", "31", "1_000", "42"]);
+        let labels =
+            |i: usize| -> Vec<(&str, i32)> { g.queries[i].labels.iter().map(|l| (l.id, l.grade)).collect() };
+        assert_eq!(
+            labels(0),
+            [
+                ("yes", 1),
+                ("no", 1),
+                ("on", 1),
+                ("007", 1),
+                ("1_000", 1),
+                ("31", 1),
+                ("12", 1),
+                ("~x", 1),
+                ("0o7", 1)
+            ]
+        );
+        assert_eq!(labels(1), [("y", 1), ("010", 2)]);
+        // A float is not an id, now as then.
+        let err = load_str("g.yaml", "queries:\n  - id: 1e3\n    relevant: [a]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("g.yaml:2: invalid gold set: invalid type: floating point"),
+            "{err}"
+        );
+    }
+
+    /// `answer` and `meta` are kept as JSON values: what YAML gold files
+    /// hold there (text, numbers, lists, maps, null) comes through as it was.
+    #[test]
+    fn answers_and_meta_are_kept_as_written() {
+        let (g, _) = load_str(
+            "g.yaml",
+            "queries:\n  - id: q1\n    relevant: [a]\n    answer: \"Rotate: then wait\"\n    meta: {n: 3, r: 0.5, tags: [a, b], none: null, ok: true, s: '010'}\n",
+        )
+        .unwrap();
+        let e = &g.extras[&0];
+        assert_eq!(e.answer, Some(serde_json::json!("Rotate: then wait")));
+        assert_eq!(
+            e.meta,
+            Some(
+                serde_json::json!({"n": 3, "r": 0.5, "tags": ["a", "b"], "none": null, "ok": true, "s": "010"})
+            )
+        );
     }
 }
