@@ -30,12 +30,14 @@ mod index;
 mod model;
 mod native;
 mod qrels;
+mod write;
 
 use index::{id_hash, id_prefix, QueryIndex};
 pub(crate) use index::{same_id, short_word};
 pub use model::*;
 use native::parse_native;
 use qrels::{parse_qrels, read_strata_file};
+pub use write::{id_of, to_yaml, GoldDoc};
 #[derive(Debug, Clone)]
 pub struct GoldSet {
     pub path: PathBuf,

@@ -336,7 +336,7 @@ fn native_message(msg: &str) -> String {
 /// did: `yes`/`no`/`on` and leading-zero (`001`) or underscored (`1_000`)
 /// numbers stay strings; a key given twice reaches the reader, which says
 /// what is repeated (a label appears twice) rather than the parser's
-/// "duplicate key". No budget: [`yaml_guard`] has refused aliases and deep
+/// "duplicate key"; `<<` is a key like any other, as it was. No budget: [`yaml_guard`] has refused aliases and deep
 /// nesting already, and a budget of nodes would cap the gold set's size.
 pub(crate) fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
@@ -347,6 +347,7 @@ pub(crate) fn yaml_options() -> serde_saphyr::Options {
         underscored_numbers_as_strings: true,
         non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+        merge_keys: serde_saphyr::MergeKeyPolicy::AsOrdinary,
     }
 }
 
