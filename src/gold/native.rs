@@ -495,7 +495,21 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
         GoldFormat::Yaml => {
             let file: NativeFile =
                 serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| {
-                    let (line, msg) = yaml_error(&e);
+                    let (line, mut msg) = yaml_error(&e);
+                    // The parser's word for a struct that is not a map;
+                    // serde's `expecting` says what was meant. Only the gold
+                    // set itself starts on the first line holding anything.
+                    if msg == "expected mapping start" {
+                        let first = text
+                            .lines()
+                            .position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                            .map(|i| i + 1);
+                        msg = match line == first {
+                            true => "expected a gold set: a map with `version: 1` and a `queries:` list",
+                            false => "expected a gold query: a map with `id`, `text`, `stratum`, `relevant`",
+                        }
+                        .into();
+                    }
                     invalid(line, msg)
                 })?;
             check_version(file.version)?;
