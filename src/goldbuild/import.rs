@@ -13,9 +13,9 @@ use serde_json::{json, Map, Value};
 
 use super::provenance::Provenance;
 use super::sheet::{SheetRow, MODEL, PERSON};
-use crate::diag::{input_error, input_error_hint};
+use crate::diag::input_error_hint;
 use crate::fsutil::write_atomic;
-use crate::gold::{GoldFormat, GoldSet};
+use crate::gold::{id_of, GoldDoc, GoldFormat, GoldSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefer {
@@ -146,41 +146,12 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
         return Ok(report);
     }
 
-    let bytes = if exists {
-        std::fs::read(into).map_err(|e| input_error(into, None, format!("cannot read: {e}")))?
-    } else if gold.format == GoldFormat::Jsonl {
-        Vec::new()
+    let mut doc = if exists {
+        GoldDoc::read(into, gold.format)?
     } else {
-        b"{\"version\": 1, \"queries\": []}".to_vec()
+        GoldDoc::empty(gold.format)
     };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let text = String::from_utf8_lossy(bytes);
-    let (mut doc, mut queries): (Option<Value>, Vec<Value>) = match gold.format {
-        GoldFormat::Jsonl => (
-            None,
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(serde_json::from_str)
-                .collect::<std::result::Result<_, _>>()?,
-        ),
-        _ => {
-            let mut d: Value = if gold.format == GoldFormat::Json {
-                serde_json::from_str(&text)?
-            } else {
-                serde_yaml::from_str(&text)?
-            };
-            let qs = match d.get_mut("queries").map(Value::take) {
-                Some(Value::Array(a)) => a,
-                _ => Vec::new(),
-            };
-            (Some(d), qs)
-        }
-    };
-    let id_of = |v: &Value| match v.get("id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
+    let queries = &mut doc.queries;
     let mut position: HashMap<String, usize> =
         queries.iter().enumerate().map(|(i, q)| (id_of(q), i)).collect();
     // Each touched query's labels, starting from the gold set's, in order.
@@ -231,26 +202,7 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
     for (qi, ls) in labels {
         set_relevant(&mut queries[qi], ls);
     }
-    let out = match (&mut doc, gold.format) {
-        (None, _) => {
-            let mut s = String::new();
-            for q in &queries {
-                s.push_str(&serde_json::to_string(q)?);
-                s.push('\n');
-            }
-            s
-        }
-        (Some(d), f) => {
-            if let Value::Object(m) = d {
-                m.insert("queries".into(), Value::Array(queries));
-            }
-            if f == GoldFormat::Json {
-                serde_json::to_string_pretty(d)? + "\n"
-            } else {
-                serde_yaml::to_string(d)?
-            }
-        }
-    };
+    let out = doc.render();
     write_atomic(into, out.as_bytes())?;
     Ok(report)
 }

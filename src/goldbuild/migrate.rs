@@ -14,9 +14,9 @@ use anyhow::Result;
 use serde_json::{json, Map, Value};
 
 use crate::chunks::ChunkMap;
-use crate::diag::{input_error, input_error_hint};
+use crate::diag::input_error_hint;
 use crate::fsutil::write_atomic;
-use crate::gold::{GoldFormat, GoldSet};
+use crate::gold::{id_of, GoldDoc, GoldFormat, GoldSet};
 
 #[derive(Debug, Default, PartialEq)]
 pub struct MigrateReport {
@@ -89,48 +89,15 @@ pub fn migrate(path: &Path, chunks: &ChunkMap) -> Result<MigrateReport> {
         return Ok(report);
     }
 
-    let raw = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read: {e}")))?;
-    let bytes = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
-    let text = String::from_utf8_lossy(bytes);
-    let id_of = |v: &Value| match v.get("id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    let set = |q: &mut Value| {
+    let mut doc = GoldDoc::read(path, gold.format)?;
+    for q in &mut doc.queries {
         if let Some(list) = rewritten.get(id_of(q).as_str()) {
             if let Some(o) = q.as_object_mut() {
                 o.insert("relevant".into(), Value::Array(list.clone()));
             }
         }
-    };
-    let out = match gold.format {
-        GoldFormat::Jsonl => {
-            let mut s = String::new();
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                let mut q: Value = serde_json::from_str(line)?;
-                set(&mut q);
-                s.push_str(&serde_json::to_string(&q)?);
-                s.push('\n');
-            }
-            s
-        }
-        format => {
-            let mut d: Value = if format == GoldFormat::Json {
-                serde_json::from_str(&text)?
-            } else {
-                serde_yaml::from_str(&text)?
-            };
-            if let Some(Value::Array(qs)) = d.get_mut("queries") {
-                qs.iter_mut().for_each(set);
-            }
-            if format == GoldFormat::Json {
-                serde_json::to_string_pretty(&d)? + "\n"
-            } else {
-                serde_yaml::to_string(&d)?
-            }
-        }
-    };
+    }
+    let out = doc.render();
     write_atomic(path, out.as_bytes())?;
     Ok(report)
 }

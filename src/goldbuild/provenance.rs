@@ -15,9 +15,10 @@ use std::path::Path;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::diag::{input_error, input_error_hint};
-use crate::gold::{detect_format, GoldFormat};
+use crate::gold::{detect_format, id_of, GoldDoc, GoldFormat};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
@@ -39,54 +40,30 @@ pub type ProvenanceMap = HashMap<String, HashMap<String, Provenance>>;
 pub fn read(path: &Path) -> Result<ProvenanceMap> {
     let bytes = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read: {e}")))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let text = String::from_utf8_lossy(bytes);
+    let format = detect_format(path, bytes);
     let mut out = ProvenanceMap::new();
-    let mut add = |q: &serde_yaml::Value, line: Option<usize>| -> Result<()> {
+    if format == GoldFormat::Qrels {
+        return Ok(out);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let doc = GoldDoc::parse(path, &text, format)?;
+    for q in &doc.queries {
         let Some(p) = q.get("provenance") else {
-            return Ok(());
+            continue;
         };
         let id = match q.get("id") {
-            Some(serde_yaml::Value::String(s)) => s.clone(),
-            Some(serde_yaml::Value::Number(n)) => n.to_string(),
-            _ => return Ok(()),
+            Some(Value::String(_) | Value::Number(_)) => id_of(q),
+            _ => continue,
         };
-        let m: HashMap<String, Provenance> = serde_yaml::from_value(p.clone()).map_err(|e| {
+        let m: HashMap<String, Provenance> = serde_json::from_value(p.clone()).map_err(|e| {
             input_error_hint(
                 path,
-                line,
+                None,
                 format!("query `{id}`: bad provenance: {e}"),
                 "provenance maps a chunk id to {source: person|model, labeler, at, verified}",
             )
         })?;
         out.insert(id, m);
-        Ok(())
-    };
-    match detect_format(path, bytes) {
-        GoldFormat::Qrels => {}
-        GoldFormat::Jsonl => {
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v: serde_yaml::Value = serde_json::from_str(line)
-                    .map_err(|e| input_error(path, Some(i + 1), format!("not a JSON object: {e}")))?;
-                add(&v, Some(i + 1))?;
-            }
-        }
-        GoldFormat::Yaml | GoldFormat::Json => {
-            let v: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
-                input_error(
-                    path,
-                    e.location().map(|l| l.line()),
-                    format!("invalid gold set: {e}"),
-                )
-            })?;
-            if let Some(serde_yaml::Value::Sequence(qs)) = v.get("queries") {
-                for q in qs {
-                    add(q, None)?;
-                }
-            }
-        }
     }
     Ok(out)
 }

@@ -75,13 +75,15 @@ fn rankings_are_stored_as_deep_as_the_cut_metrics_need() {
 /// Moves q-001's labels to chunks the run never returns.
 fn change_gold(dir: &Path) {
     let path = dir.join("demo/gold.yaml");
-    let mut v: serde_yaml::Value = serde_yaml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    for q in v["queries"].as_sequence_mut().unwrap() {
+    // Read by an independent YAML parser; written back as JSON, which is
+    // YAML too.
+    let mut v: serde_json::Value = serde_saphyr::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    for q in v["queries"].as_array_mut().unwrap() {
         if q["id"].as_str() == Some("q-001") {
-            q["relevant"] = serde_yaml::from_str("[\"docs/nowhere.md#0\"]").unwrap();
+            q["relevant"] = serde_json::json!(["docs/nowhere.md#0"]);
         }
     }
-    fs::write(&path, serde_yaml::to_string(&v).unwrap()).unwrap();
+    fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
 fn gated_metrics(v: &Value) -> Vec<String> {

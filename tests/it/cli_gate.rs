@@ -400,20 +400,17 @@ fn path_like_retriever_names_are_refused() {
 /// chunk no run retrieves, and one new query is added.
 fn fix_labels(p: &TestProject) {
     let text = p.read("demo/gold.yaml");
-    let mut v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-    let qs = v["queries"].as_sequence_mut().unwrap();
+    // Read by an independent YAML parser; written back as JSON, which is
+    // YAML too.
+    let mut v: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let qs = v["queries"].as_array_mut().unwrap();
     for q in qs.iter_mut() {
         if q["stratum"].as_str() == Some("identifier-lookup") {
-            q["relevant"] = serde_yaml::from_str("[\"docs/nowhere.md#0\"]").unwrap();
+            q["relevant"] = serde_json::json!(["docs/nowhere.md#0"]);
         }
     }
-    qs.push(
-        serde_yaml::from_str(
-            "{id: q-new, text: added later, stratum: how-to, relevant: [\"docs/auth.md#0\"]}",
-        )
-        .unwrap(),
-    );
-    fs::write(p.path("demo/gold.yaml"), serde_yaml::to_string(&v).unwrap()).unwrap();
+    qs.push(serde_json::json!({"id": "q-new", "text": "added later", "stratum": "how-to", "relevant": ["docs/auth.md#0"]}));
+    fs::write(p.path("demo/gold.yaml"), serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
 #[test]

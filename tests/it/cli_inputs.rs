@@ -50,23 +50,23 @@ fn all_row(o: &Out) -> String {
 /// The demo gold set as TREC qrels plus a strata file, written from the
 /// YAML by this test (not by rgate).
 fn demo_as_qrels(dir: &tempfile::TempDir) -> (String, String) {
-    let y: serde_yaml::Value = serde_yaml::from_str(&fs::read_to_string(demo("gold.yaml")).unwrap()).unwrap();
+    let y: serde_json::Value = serde_saphyr::from_str(&fs::read_to_string(demo("gold.yaml")).unwrap()).unwrap();
     let mut qrels = String::new();
     let mut strata = String::new();
-    for q in y["queries"].as_sequence().unwrap() {
+    for q in y["queries"].as_array().unwrap() {
         let id = q["id"].as_str().unwrap();
         strata.push_str(&format!("{id}\t{}\n", q["stratum"].as_str().unwrap()));
         match &q["relevant"] {
-            serde_yaml::Value::Sequence(s) => {
+            serde_json::Value::Array(s) => {
                 for d in s {
                     qrels.push_str(&format!("{id} 0 {} 1\n", d.as_str().unwrap()));
                 }
             }
-            serde_yaml::Value::Mapping(m) => {
+            serde_json::Value::Object(m) => {
                 for (d, g) in m {
                     qrels.push_str(&format!(
                         "{id} 0 {} {}\n",
-                        d.as_str().unwrap(),
+                        d,
                         g.as_i64().unwrap()
                     ));
                 }

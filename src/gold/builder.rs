@@ -1,0 +1,189 @@
+//! The one place queries and strata enter a gold set, whichever reader
+//! found them: ids, strata and labels are checked here, with the line the
+//! reader gives.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::index::{id_hash, QueryIndex};
+use super::{GoldFormat, GoldQuery, GoldSet, Labels, QueryExtra, SpanLabel, RESERVED_STRATA};
+use crate::diag::{excerpt, input_error, input_error_hint};
+
+/// Whether a query id contains white space, which TREC runs split on.
+pub(super) fn bad_query_id(id: &str) -> bool {
+    id.chars().any(char::is_whitespace)
+}
+
+/// Collects queries and strata, checking uniqueness as they arrive.
+pub(super) struct Builder<'a> {
+    pub(super) path: &'a Path,
+    pub(super) queries: Vec<GoldQuery>,
+    pub(super) strata: Vec<String>,
+    pub(super) stratum_index: HashMap<String, u32>,
+    pub(super) index: QueryIndex,
+    pub(super) extras: HashMap<usize, QueryExtra>,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(path: &'a Path) -> Self {
+        Builder {
+            path,
+            queries: Vec::new(),
+            strata: Vec::new(),
+            stratum_index: HashMap::new(),
+            index: QueryIndex::default(),
+            extras: HashMap::new(),
+        }
+    }
+
+    pub(super) fn stratum(&mut self, name: &str, line: Option<usize>) -> Result<u32> {
+        if let Some(&i) = self.stratum_index.get(name) {
+            return Ok(i);
+        }
+        if name.trim().is_empty() {
+            return Err(input_error(self.path, line, "empty stratum name"));
+        }
+        if RESERVED_STRATA.contains(&name) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("stratum name `{name}` is reserved"),
+                "`all` and `macro` name the aggregate rows in reports; rename the stratum",
+            ));
+        }
+        let i = self.strata.len() as u32;
+        self.strata.push(name.to_string());
+        self.stratum_index.insert(name.to_string(), i);
+        Ok(i)
+    }
+
+    /// Adds a query after checking its id and labels. `labels_checked`:
+    /// the caller already refused empty and repeated label ids (the qrels
+    /// reader does, with the line of each judgment).
+    pub(super) fn add(&mut self, q: GoldQuery, line: Option<usize>, labels_checked: bool) -> Result<()> {
+        self.check_id(&q.id, line)?;
+        if !labels_checked {
+            if q.labels.iter().any(|l| l.id.is_empty()) {
+                return Err(input_error(
+                    self.path,
+                    line,
+                    format!("query `{}`: empty label id", excerpt(&q.id)),
+                ));
+            }
+            if let Some(dup) = repeated_label(&q.labels) {
+                return Err(input_error_hint(
+                    self.path,
+                    line,
+                    format!(
+                        "query `{}`: label `{}` appears twice",
+                        excerpt(&q.id),
+                        excerpt(q.labels.get(dup).map_or("", |l| l.id))
+                    ),
+                    "keep one entry per chunk id, with the grade you mean",
+                ));
+            }
+        }
+        if let Some(dup) = repeated_span(&q.spans) {
+            let s = &q.spans[dup];
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!(
+                    "query `{}`: span {}..{} of `{}` appears twice",
+                    excerpt(&q.id),
+                    s.start,
+                    s.end,
+                    excerpt(&s.doc)
+                ),
+                "keep one entry per span, with the grade you mean (overlapping spans are fine)",
+            ));
+        }
+        let pos = self.queries.len() as u32;
+        let h = id_hash(q.id.as_bytes());
+        match self.index.find(&self.queries, q.id.as_bytes(), h) {
+            Ok(first) => {
+                return Err(input_error_hint(
+                    self.path,
+                    line,
+                    format!(
+                        "duplicate query id `{}` (query #{} has it already)",
+                        excerpt(&q.id),
+                        first + 1
+                    ),
+                    "query ids must be unique; rename or merge the two queries",
+                ));
+            }
+            Err(slot) => self.index.insert(slot, h, pos),
+        }
+        self.queries.push(q);
+        Ok(())
+    }
+
+    /// Refuses a query id that is empty or contains white space.
+    pub(super) fn check_id(&self, id: &str, line: Option<usize>) -> Result<()> {
+        if id.is_empty() {
+            return Err(input_error(self.path, line, "empty query id"));
+        }
+        if bad_query_id(id) {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("query id `{}` contains white space", excerpt(id)),
+                "TREC runs split on white space, so ids cannot contain it",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(self, format: GoldFormat) -> GoldSet {
+        GoldSet {
+            path: self.path.to_path_buf(),
+            format,
+            queries: self.queries,
+            strata: self.strata,
+            extras: self.extras,
+            index: self.index,
+        }
+    }
+}
+
+/// The index of the second occurrence of a repeated label id, if any.
+/// Most queries have a handful of labels: compared pairwise; large pools
+/// are sorted by id instead of hashed (no map per query).
+fn repeated_label(labels: &Labels) -> Option<usize> {
+    let ids: Vec<&str> = labels.iter().map(|l| l.id).collect();
+    if ids.len() <= 16 {
+        for j in 1..ids.len() {
+            if ids[..j].contains(&ids[j]) {
+                return Some(j);
+            }
+        }
+        return None;
+    }
+    let mut idx: Vec<u32> = (0..ids.len() as u32).collect();
+    idx.sort_unstable_by(|&a, &b| ids[a as usize].cmp(ids[b as usize]).then(a.cmp(&b)));
+    idx.windows(2)
+        .find(|w| ids[w[0] as usize] == ids[w[1] as usize])
+        .map(|w| w[1] as usize)
+}
+
+/// The index of a span that repeats an earlier one (same document and
+/// offsets), if any. Overlapping spans are allowed: a chunker with overlap,
+/// migrated to spans, gives them.
+fn repeated_span(spans: &[SpanLabel]) -> Option<usize> {
+    if spans.len() < 2 {
+        return None;
+    }
+    let mut idx: Vec<u32> = (0..spans.len() as u32).collect();
+    let key = |i: u32| {
+        let s = &spans[i as usize];
+        (s.doc.as_str(), s.start, s.end)
+    };
+    idx.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+    idx.windows(2)
+        .filter(|w| key(w[0]) == key(w[1]))
+        .map(|w| w[1] as usize)
+        .min()
+}

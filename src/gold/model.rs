@@ -1,0 +1,251 @@
+//! What a gold set is made of: labels (packed per query), span labels,
+//! queries and the input forms.
+
+use std::fmt;
+
+/// The stratum of queries that name none.
+pub const DEFAULT_STRATUM: &str = "default";
+
+/// Names reserved for aggregate rows in reports; a stratum may not take them.
+pub const RESERVED_STRATA: [&str; 2] = ["all", "macro"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub id: String,
+    /// trec_eval semantics: >= relevance level is relevant, 0.. is judged,
+    /// negative is "in the pool, not judged".
+    pub grade: i32,
+}
+
+/// A query's chunk-id labels, packed: every id in one buffer, and the end
+/// of each id and its grade. A String per label made loading 500,000 qrels
+/// lines half a million allocations and three times the memory; labels
+/// are read in order or looked up through [`crate::judge::QueryLabels`],
+/// never changed one at a time.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels {
+    pub(super) ids: String,
+    /// (end of the id in `ids`, grade) per label, in order.
+    pub(super) ends: Vec<(usize, i32)>,
+}
+
+/// One label of a [`Labels`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelRef<'a> {
+    pub id: &'a str,
+    pub grade: i32,
+}
+
+impl LabelRef<'_> {
+    pub fn to_label(self) -> Label {
+        Label {
+            id: self.id.to_string(),
+            grade: self.grade,
+        }
+    }
+}
+
+impl Labels {
+    /// Room for `labels` labels whose ids take `id_bytes` bytes together.
+    pub fn with_capacity(labels: usize, id_bytes: usize) -> Labels {
+        Labels {
+            ids: String::with_capacity(id_bytes),
+            ends: Vec::with_capacity(labels),
+        }
+    }
+
+    pub fn push(&mut self, id: &str, grade: i32) {
+        self.ids.push_str(id);
+        self.ends.push((self.ids.len(), grade));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<LabelRef<'_>> {
+        let &(end, grade) = self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
+        Some(LabelRef {
+            id: &self.ids[start..end],
+            grade,
+        })
+    }
+
+    pub fn iter(&self) -> LabelIter<'_> {
+        LabelIter {
+            labels: self,
+            start: 0,
+            next: 0,
+        }
+    }
+
+    /// Every id, one after the other: the bytes [`Labels::iter`] slices.
+    pub fn id_bytes(&self) -> &str {
+        &self.ids
+    }
+
+    /// The grades in order, without slicing out the ids.
+    pub fn grades(&self) -> impl ExactSizeIterator<Item = i32> + '_ {
+        self.ends.iter().map(|&(_, grade)| grade)
+    }
+}
+
+impl FromIterator<Label> for Labels {
+    fn from_iter<I: IntoIterator<Item = Label>>(it: I) -> Labels {
+        let mut out = Labels::default();
+        for l in it {
+            out.push(&l.id, l.grade);
+        }
+        out
+    }
+}
+
+impl From<Vec<Label>> for Labels {
+    fn from(v: Vec<Label>) -> Labels {
+        let mut out = Labels::with_capacity(v.len(), v.iter().map(|l| l.id.len()).sum());
+        for l in &v {
+            out.push(&l.id, l.grade);
+        }
+        out
+    }
+}
+
+impl<'a> IntoIterator for &'a Labels {
+    type Item = LabelRef<'a>;
+    type IntoIter = LabelIter<'a>;
+    fn into_iter(self) -> LabelIter<'a> {
+        self.iter()
+    }
+}
+
+/// The labels of a [`Labels`] in order.
+#[derive(Debug, Clone)]
+pub struct LabelIter<'a> {
+    labels: &'a Labels,
+    /// Where the next id starts.
+    start: usize,
+    next: usize,
+}
+
+impl<'a> Iterator for LabelIter<'a> {
+    type Item = LabelRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<LabelRef<'a>> {
+        let &(end, grade) = self.labels.ends.get(self.next)?;
+        let id = &self.labels.ids[self.start..end];
+        self.start = end;
+        self.next += 1;
+        Some(LabelRef { id, grade })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.labels.ends.len() - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for LabelIter<'_> {}
+
+/// A labeled range of a source document. Offsets are whatever unit the
+/// team's chunker reports (characters, by SPEC); rgate never reads the
+/// document, it only compares ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanLabel {
+    pub doc: String,
+    pub start: u64,
+    /// Exclusive; always greater than `start`.
+    pub end: u64,
+    pub grade: i32,
+}
+
+impl SpanLabel {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldQuery {
+    pub id: String,
+    pub text: Option<String>,
+    /// Index into [`GoldSet::strata`].
+    pub stratum: u32,
+    pub labels: Labels,
+    /// Span labels, beside the chunk-id labels (a query may mix both).
+    pub spans: Vec<SpanLabel>,
+}
+
+impl GoldQuery {
+    /// Grades of every label, chunk ids first, then spans.
+    pub fn grades(&self) -> impl Iterator<Item = i32> + '_ {
+        self.labels.grades().chain(self.spans.iter().map(|s| s.grade))
+    }
+
+    /// How many labels of either kind.
+    pub fn label_count(&self) -> usize {
+        self.labels.len() + self.spans.len()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldFormat {
+    Yaml,
+    Json,
+    Jsonl,
+    Qrels,
+}
+
+impl fmt::Display for GoldFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GoldFormat::Yaml => "yaml",
+            GoldFormat::Json => "json",
+            GoldFormat::Jsonl => "jsonl",
+            GoldFormat::Qrels => "qrels",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_labels_give_back_each_id_and_grade() {
+        let v = vec![
+            Label {
+                id: "a#1".into(),
+                grade: 2,
+            },
+            Label {
+                id: "".into(),
+                grade: 0,
+            },
+            Label {
+                id: "bcd".into(),
+                grade: -1,
+            },
+        ];
+        let l: Labels = v.clone().into();
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.iter().len(), 3);
+        let got: Vec<(&str, i32)> = l.iter().map(|x| (x.id, x.grade)).collect();
+        assert_eq!(got, [("a#1", 2), ("", 0), ("bcd", -1)]);
+        assert_eq!(l.get(2), Some(LabelRef { id: "bcd", grade: -1 }));
+        assert_eq!(l.get(3), None);
+        assert_eq!(l.id_bytes(), "a#1bcd");
+        assert_eq!(l.grades().collect::<Vec<_>>(), [2, 0, -1]);
+        assert_eq!(v.into_iter().collect::<Labels>(), l);
+        assert!(Labels::default().is_empty());
+    }
+}
