@@ -19,9 +19,9 @@ use crate::goldbuild::printable;
 use crate::goldbuild::sample::{self, LogFields, Size};
 use crate::goldbuild::sheet::{self, SheetFormat};
 use crate::goldbuild::suggest;
+use crate::origin::now_utc;
 use crate::report::goldbuild as out;
 use crate::report::table::display_width;
-use crate::origin::now_utc;
 use crate::report::Format;
 
 fn plural(n: usize, one: &str, many: &str) -> String {

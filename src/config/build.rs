@@ -11,8 +11,9 @@ use serde_saphyr::Spanned;
 
 use super::raw::{line, Num, RawCandidates, RawConfig, RawDepth, RawGate, RawRetriever, RawRule, RawStrata};
 use super::{
-    check_alpha, check_relevance_level, check_resamples, check_span_coverage, clean, valid_retriever_name, Candidates,
-    Config, GateSettings, Retriever, RetrieverCommand, Rule, StrataSel, Tolerance, DEFAULT_TIMEOUT_S,
+    check_alpha, check_relevance_level, check_resamples, check_span_coverage, clean, valid_retriever_name,
+    Candidates, Config, GateSettings, Retriever, RetrieverCommand, Rule, StrataSel, Tolerance,
+    DEFAULT_TIMEOUT_S,
 };
 use crate::diag::{input_error, input_error_hint, number};
 use crate::metrics::{self, Metric};

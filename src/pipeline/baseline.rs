@@ -9,11 +9,11 @@ use anyhow::Result;
 use super::gate::{decide, evaluate_runs, history_entry, prepare, Evaluated, Overrides};
 use super::Watch;
 use crate::baseline::{Baseline, Lock, Store, StoredQuery};
-use crate::origin::{current_commit, now_utc, Ci};
 use crate::config::Config;
 use crate::diag::{usage_error, UserError};
 use crate::eval::Summary;
 use crate::gate::{GateOutcome, Verdict};
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
 
 /// What to record.
@@ -167,7 +167,13 @@ impl BaselineUpdate<'_> {
 }
 
 /// The baseline of a retriever's current run.
-pub fn build(config: &Config, prep: &Prepared, e: &Evaluated, note: Option<String>, commit: Option<String>) -> Baseline {
+pub fn build(
+    config: &Config,
+    prep: &Prepared,
+    e: &Evaluated,
+    note: Option<String>,
+    commit: Option<String>,
+) -> Baseline {
     let summary = Summary::new(&e.scores, &prep.gold);
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());

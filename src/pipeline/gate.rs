@@ -8,17 +8,17 @@ use anyhow::Result;
 
 use super::{RunSource, Watch};
 use crate::baseline::{HistoryEntry, Store};
-use crate::origin::{current_commit, now_utc, Ci};
 use crate::chunks::ChunkMap;
 use crate::config::{Candidates, Config, Retriever};
-use crate::retriever::RetrieverCommand;
 use crate::diag::{input_error_hint, name_some, usage_error};
 use crate::eval::{Scores, Summary};
 use crate::gate::{self, Current, GateOutcome};
 use crate::gitref::GitRef;
 use crate::gold::GoldSet;
+use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
 use crate::retriever;
+use crate::retriever::RetrieverCommand;
 use crate::run::{JudgedRun, KeepIds, RunFormat, RunOptions};
 use crate::stages;
 
@@ -85,7 +85,12 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
         false,
         at_ref.as_ref(),
     )?;
-    Ok(GateRun { prep, runs, outcome, ci: opts.ci.clone() })
+    Ok(GateRun {
+        prep,
+        runs,
+        outcome,
+        ci: opts.ci.clone(),
+    })
 }
 
 impl GateRun {
@@ -100,7 +105,14 @@ impl GateRun {
             })?;
             store.append_history(
                 &lock,
-                &history_entry(&self.prep, e, "gate", None, Some(r.verdict().name()), commit.clone()),
+                &history_entry(
+                    &self.prep,
+                    e,
+                    "gate",
+                    None,
+                    Some(r.verdict().name()),
+                    commit.clone(),
+                ),
             )?;
         }
         Ok(())

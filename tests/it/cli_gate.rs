@@ -410,7 +410,11 @@ fn fix_labels(p: &TestProject) {
         }
     }
     qs.push(serde_json::json!({"id": "q-new", "text": "added later", "stratum": "how-to", "relevant": ["docs/auth.md#0"]}));
-    fs::write(p.path("demo/gold.yaml"), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    fs::write(
+        p.path("demo/gold.yaml"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
 }
 
 #[test]

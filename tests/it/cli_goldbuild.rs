@@ -375,7 +375,9 @@ fn import_records_provenance_refuses_unverified_and_stops_at_conflicts() {
             .map(|(k, g)| (k.clone(), g.as_i64().unwrap()))
             .collect()
     };
-    let l = |pairs: &[(&str, i64)]| -> Vec<(String, i64)> { pairs.iter().map(|(k, g)| (k.to_string(), *g)).collect() };
+    let l = |pairs: &[(&str, i64)]| -> Vec<(String, i64)> {
+        pairs.iter().map(|(k, g)| (k.to_string(), *g)).collect()
+    };
     let q1 = &doc["queries"][0];
     // c0 (grade 1) kept; c1 1, c2 0 added; c3 (unverified) not.
     assert_eq!(labels(&q1["relevant"]), l(&[("c0", 1), ("c1", 1), ("c2", 0)]));

@@ -50,7 +50,8 @@ fn all_row(o: &Out) -> String {
 /// The demo gold set as TREC qrels plus a strata file, written from the
 /// YAML by this test (not by rgate).
 fn demo_as_qrels(dir: &tempfile::TempDir) -> (String, String) {
-    let y: serde_json::Value = serde_saphyr::from_str(&fs::read_to_string(demo("gold.yaml")).unwrap()).unwrap();
+    let y: serde_json::Value =
+        serde_saphyr::from_str(&fs::read_to_string(demo("gold.yaml")).unwrap()).unwrap();
     let mut qrels = String::new();
     let mut strata = String::new();
     for q in y["queries"].as_array().unwrap() {
@@ -64,11 +65,7 @@ fn demo_as_qrels(dir: &tempfile::TempDir) -> (String, String) {
             }
             serde_json::Value::Object(m) => {
                 for (d, g) in m {
-                    qrels.push_str(&format!(
-                        "{id} 0 {} {}\n",
-                        d,
-                        g.as_i64().unwrap()
-                    ));
+                    qrels.push_str(&format!("{id} 0 {} {}\n", d, g.as_i64().unwrap()));
                 }
             }
             other => panic!("unexpected relevant: {other:?}"),
