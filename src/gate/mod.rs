@@ -207,6 +207,24 @@ pub struct RetrieverOutcome {
 }
 
 impl RetrieverOutcome {
+    /// An outcome with nothing checked yet.
+    pub fn new(name: &str, run: String, resamples: u32) -> RetrieverOutcome {
+        RetrieverOutcome {
+            name: name.to_string(),
+            run,
+            baseline: None,
+            checks: Vec::new(),
+            resamples,
+            flips: Vec::new(),
+            gained: 0,
+            added_queries: Vec::new(),
+            removed_queries: Vec::new(),
+            gold_changed: false,
+            warnings: Vec::new(),
+            stages: None,
+        }
+    }
+
     pub fn verdict(&self) -> Verdict {
         if self.checks.iter().any(|c| c.verdict == CheckVerdict::Fail) {
             Verdict::Fail
@@ -269,20 +287,7 @@ pub fn evaluate(
     cur: &Current,
     baseline: Option<&Baseline>,
 ) -> RetrieverOutcome {
-    let mut out = RetrieverOutcome {
-        name: cur.name.to_string(),
-        run: cur.run.clone(),
-        baseline: None,
-        checks: Vec::new(),
-        resamples: settings.resamples,
-        flips: Vec::new(),
-        gained: 0,
-        added_queries: Vec::new(),
-        removed_queries: Vec::new(),
-        gold_changed: false,
-        warnings: Vec::new(),
-        stages: None,
-    };
+    let mut out = RetrieverOutcome::new(cur.name, cur.run.clone(), settings.resamples);
     let Some(b) = baseline else {
         if let Some(c) = &cur.candidates {
             let all: Vec<usize> = (0..prep.gold.len()).collect();

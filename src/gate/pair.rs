@@ -387,20 +387,7 @@ mod tests {
     }
 
     fn outcome() -> RetrieverOutcome {
-        RetrieverOutcome {
-            name: "r".into(),
-            run: "run.jsonl".into(),
-            baseline: None,
-            checks: Vec::new(),
-            resamples: 0,
-            flips: Vec::new(),
-            gained: 0,
-            added_queries: Vec::new(),
-            removed_queries: Vec::new(),
-            gold_changed: false,
-            warnings: Vec::new(),
-            stages: None,
-        }
+        RetrieverOutcome::new("r", "run.jsonl".into(), 0)
     }
 
     #[test]

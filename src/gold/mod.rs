@@ -339,11 +339,13 @@ fn push_int(out: &mut Vec<u8>, v: i64) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Write;
 
-    fn load_str(name: &str, content: &str) -> Result<(GoldSet, Warnings)> {
+    /// Loads `content` as a gold file named `name` (its extension picks
+    /// the format), for the tests of every reader.
+    pub(crate) fn load_str(name: &str, content: &str) -> Result<(GoldSet, Warnings)> {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(name);
         std::fs::File::create(&p)

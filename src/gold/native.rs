@@ -562,20 +562,9 @@ fn add_native(b: &mut Builder, q: NativeQuery, lines: Lines) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::diag::Warnings;
-    use crate::gold::{GoldSet, Label, SpanLabel};
-    use std::io::Write;
+    use crate::gold::{Label, SpanLabel};
 
-    fn load_str(name: &str, content: &str) -> Result<(GoldSet, Warnings)> {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join(name);
-        std::fs::File::create(&p)
-            .unwrap()
-            .write_all(content.as_bytes())
-            .unwrap();
-        GoldSet::load(&p, None)
-    }
+    use crate::gold::tests::load_str;
 
     #[test]
     fn yaml_lists_maps_and_items() {

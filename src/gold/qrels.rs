@@ -568,17 +568,8 @@ mod tests {
     use super::*;
     use crate::gold::GoldSet;
     use sha2::{Digest, Sha256};
-    use std::io::Write;
 
-    fn load_str(name: &str, content: &str) -> Result<(GoldSet, Warnings)> {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join(name);
-        std::fs::File::create(&p)
-            .unwrap()
-            .write_all(content.as_bytes())
-            .unwrap();
-        GoldSet::load(&p, None)
-    }
+    use crate::gold::tests::load_str;
 
     #[test]
     fn qrels_detected_from_content_with_negative_grades() {
