@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
-use crate::diag::{usage_error, UserError};
+use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
 use crate::goldbuild::label::{Effect, Key, Session};
@@ -23,10 +23,6 @@ use crate::origin::now_utc;
 use crate::report::goldbuild as out;
 use crate::report::table::display_width;
 use crate::report::Format;
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
 
 pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
     let size = match (args.per_stratum, args.total) {
@@ -90,9 +86,9 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         let filled = rows.iter().filter(|r| r.grade.is_some()).count();
         eprintln!(
             "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
-            plural(rows.len(), "candidate", "candidates"),
-            plural(queries.len(), "query", "queries"),
-            plural(args.runs.len(), "run", "runs"),
+            count(rows.len(), "candidate", "candidates"),
+            count(queries.len(), "query", "queries"),
+            count(args.runs.len(), "run", "runs"),
             args.depth,
             filled
         );
@@ -129,12 +125,12 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
             "{} suggested grades for {} of {} asked (stored as unverified, source model); a person's grades were left alone",
             printable(&name),
             s.graded,
-            plural(s.asked, "row", "rows")
+            count(s.asked, "row", "rows")
         );
         if s.unknown > 0 {
             eprintln!(
                 "warning: {} named a query and chunk not asked about; ignored",
-                plural(s.unknown, "output line", "output lines")
+                count(s.unknown, "output line", "output lines")
             );
         }
     }
@@ -229,7 +225,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         "{}: {} of {} labeled; saved",
         args.sheet.display(),
         session.labeled(),
-        plural(session.rows.len(), "row", "rows")
+        count(session.rows.len(), "row", "rows")
     );
     Ok(0)
 }

@@ -190,44 +190,25 @@ pub(super) trait FromYamlNumber: Sized {
     fn from_f64(v: f64) -> Option<Self>;
 }
 
-impl FromYamlNumber for u32 {
-    const EXPECTING: &'static str = "u32";
-    fn from_u64(v: u64) -> Option<Self> {
-        v.try_into().ok()
-    }
-    fn from_i64(v: i64) -> Option<Self> {
-        v.try_into().ok()
-    }
-    fn from_f64(_: f64) -> Option<Self> {
-        None
-    }
+/// Whole numbers: taken when they fit the type, never from a float.
+macro_rules! whole_number {
+    ($($t:ty),*) => {$(
+        impl FromYamlNumber for $t {
+            const EXPECTING: &'static str = stringify!($t);
+            fn from_u64(v: u64) -> Option<Self> {
+                v.try_into().ok()
+            }
+            fn from_i64(v: i64) -> Option<Self> {
+                v.try_into().ok()
+            }
+            fn from_f64(_: f64) -> Option<Self> {
+                None
+            }
+        }
+    )*};
 }
 
-impl FromYamlNumber for u64 {
-    const EXPECTING: &'static str = "u64";
-    fn from_u64(v: u64) -> Option<Self> {
-        Some(v)
-    }
-    fn from_i64(v: i64) -> Option<Self> {
-        v.try_into().ok()
-    }
-    fn from_f64(_: f64) -> Option<Self> {
-        None
-    }
-}
-
-impl FromYamlNumber for i32 {
-    const EXPECTING: &'static str = "i32";
-    fn from_u64(v: u64) -> Option<Self> {
-        v.try_into().ok()
-    }
-    fn from_i64(v: i64) -> Option<Self> {
-        v.try_into().ok()
-    }
-    fn from_f64(_: f64) -> Option<Self> {
-        None
-    }
-}
+whole_number!(u32, u64, i32);
 
 impl FromYamlNumber for f64 {
     const EXPECTING: &'static str = "f64";

@@ -48,19 +48,6 @@ impl RunSource {
             RunSource::File(path) => run::read(path, &prep.gold, &prep.labels, opts),
         }
     }
-
-    /// The file, where the run is one.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            RunSource::File(p) => Some(p),
-        }
-    }
-}
-
-impl From<PathBuf> for RunSource {
-    fn from(p: PathBuf) -> RunSource {
-        RunSource::File(p)
-    }
 }
 
 /// The gold set and how to judge with it, for `eval` and `compare` (the
