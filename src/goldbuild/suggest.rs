@@ -7,6 +7,7 @@
 //! stdout, in any order, any subset.
 
 use std::collections::HashMap;
+use std::io::{BufRead, Read};
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,6 +19,11 @@ use super::excerpt;
 use super::sheet::{SheetRow, MODEL};
 use crate::diag::usage_error;
 use crate::retriever::{self, stderr_note};
+
+/// The longest answer line read: an answer is three short fields, and a
+/// line is read whole before it is parsed, so a command writing megabytes
+/// without a newline must not be read whole.
+pub const MAX_ANSWER: usize = 64 * 1024;
 
 /// What the command did to the sheet.
 #[derive(Debug, Default, PartialEq)]
@@ -73,8 +79,9 @@ pub fn suggest(
     if f.timed_out {
         return Err(usage_error(
             format!(
-                "`{prog}` did not finish within {} s and was stopped{}",
+                "`{prog}` did not finish within {} s and was stopped{}{}",
                 timeout.as_secs(),
+                f.strays_note(),
                 stderr_note(tail)
             ),
             "raise --timeout-s, or grade fewer rows at a time",
@@ -96,8 +103,7 @@ pub fn suggest(
             "check free space in TMPDIR",
         ));
     }
-    let stdout = std::fs::read(&f.output.path)?;
-    let stdout = String::from_utf8_lossy(&stdout);
+    let mut stdout = f.output.reader()?;
     let index: HashMap<(&str, &str), usize> = asked
         .iter()
         .map(|&i| ((rows[i].query_id.as_str(), rows[i].chunk_id.as_str()), i))
@@ -110,7 +116,31 @@ pub fn suggest(
     }
     let mut grades: Vec<(usize, i32)> = Vec::new();
     let mut unknown = 0;
-    for (n, line) in stdout.lines().enumerate() {
+    // Line by line from the file, each at most MAX_ANSWER bytes read: the
+    // command's output costs no more memory than its longest allowed line.
+    let mut buf = Vec::new();
+    for n in 0.. {
+        buf.clear();
+        (&mut stdout)
+            .take(MAX_ANSWER as u64 + 1)
+            .read_until(b'\n', &mut buf)?;
+        if buf.is_empty() {
+            break;
+        }
+        if buf.len() > MAX_ANSWER {
+            return Err(usage_error(
+                format!(
+                    "`{}` wrote a line {} on stdout longer than {} bytes: {}{}",
+                    cmd[0],
+                    n + 1,
+                    MAX_ANSWER,
+                    excerpt(&String::from_utf8_lossy(&buf[..200])),
+                    stderr_note(tail)
+                ),
+                "each output line is {\"query_id\", \"chunk_id\", \"grade\"} with grade 0..3",
+            ));
+        }
+        let line = String::from_utf8_lossy(&buf);
         let line = line.trim();
         if line.is_empty() {
             continue;

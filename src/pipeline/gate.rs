@@ -164,7 +164,7 @@ fn read_source(src: &Source, prep: &Prepared, opts: &RunOptions, watch: &dyn Wat
         format: Some(opts.format.unwrap_or(RunFormat::Jsonl)),
         ..opts.clone()
     };
-    let mut judged = RunSource::File(out.path.clone()).read(prep, &opts).map_err(|e| {
+    let mut judged = RunSource::File(out.path().to_path_buf()).read(prep, &opts).map_err(|e| {
         usage_error(
             format!(
                 "retriever `{name}`: the output of `{}` is not a {what}: {e}{}",
