@@ -60,7 +60,7 @@ pub enum Edit {
     Grade(SheetRow),
     /// The person undid a change: the row goes back to `to`, if the sheet
     /// still holds `from` (what the undone change wrote).
-    Undo { from: SheetRow, to: SheetRow },
+    Undo { from: Box<SheetRow>, to: Box<SheetRow> },
 }
 
 /// Two people's different grades for one row: the one saved first stays.
@@ -124,8 +124,8 @@ pub fn merge(disk: &mut [SheetRow], edits: &[Edit]) -> (bool, Vec<Conflict>) {
             }
             Edit::Undo { from, to } => {
                 let Some(&i) = at.get(&key_of(to)) else { continue };
-                if &disk[i] == from {
-                    disk[i] = to.clone();
+                if disk[i] == **from {
+                    disk[i] = (**to).clone();
                     changed = true;
                 }
             }
@@ -184,6 +184,12 @@ impl Session {
     /// cursor stays on its row; a row another person graded meanwhile is
     /// skipped.
     pub fn refresh(&mut self, rows: Vec<SheetRow>, conflicts: Vec<Conflict>) {
+        self.conflicts.extend(conflicts);
+        if rows.is_empty() {
+            // Someone emptied the sheet: nothing to show instead, and the
+            // edits still to come have nowhere to go but are harmless.
+            return;
+        }
         let here = self.rows.get(self.cursor).map(key_of);
         self.rows = rows;
         self.cursor = here
@@ -197,7 +203,6 @@ impl Session {
         if other_persons {
             self.advance();
         }
-        self.conflicts.extend(conflicts);
     }
 
     /// `now` is the time to record with a grade (RFC 3339, UTC).
@@ -249,8 +254,8 @@ impl Session {
                 };
                 self.rows[i] = before.clone();
                 self.pending.push(Edit::Undo {
-                    from: wrote,
-                    to: before,
+                    from: Box::new(wrote),
+                    to: Box::new(before),
                 });
                 self.cursor = i;
                 return Effect::Save;

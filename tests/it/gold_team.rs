@@ -335,6 +335,25 @@ fn writes_go_through_links_keep_the_mode_and_clear_leftovers() {
         0o600
     );
     assert!(!leftover.exists(), "the leftover temp file is removed");
+    // Migrate writes the same way.
+    let chunks = write(
+        dir.path(),
+        "chunks.jsonl",
+        "{\"id\": \"c1\", \"doc\": \"d.md\", \"start\": 0, \"end\": 10}\n{\"id\": \"c2\", \"doc\": \"d.md\", \"start\": 10, \"end\": 20}\n",
+    );
+    let mut c = rgate();
+    c.args(["gold", "migrate", "--gold"])
+        .arg(&link)
+        .arg("--chunks")
+        .arg(&chunks);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(fs::read_to_string(&real_gold).unwrap().contains("doc: d.md"));
+    assert_eq!(
+        fs::metadata(&real_gold).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
 
     let real_sheet = real_dir.join("sheet.jsonl");
     fs::write(&real_sheet, row("q1", "c1", "s", None, None)).unwrap();
