@@ -404,6 +404,20 @@ mod tests {
     }
 
     #[test]
+    fn a_refresh_moves_past_another_persons_row_and_survives_an_emptied_sheet() {
+        let mut s = Session::new(rows(3), "ana");
+        assert_eq!(s.cursor, 0);
+        let mut disk = rows(3);
+        disk[0].grade = Some(2);
+        disk[0].source = Some(PERSON.into());
+        disk[0].labeler = Some("bo".into());
+        s.refresh(disk, Vec::new());
+        assert_eq!((s.cursor, s.labeled()), (1, 1));
+        s.refresh(Vec::new(), Vec::new());
+        assert_eq!((s.rows.len(), s.cursor), (3, 1));
+    }
+
+    #[test]
     fn keys_are_specs() {
         assert_eq!(Key::from_char('3'), Some(Key::Grade(3)));
         assert_eq!(Key::from_char('4'), None);
