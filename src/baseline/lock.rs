@@ -1,30 +1,23 @@
-//! The lock that serializes writers of one retriever's files.
+//! The lock that serializes writers of one retriever's files: the
+//! generic [`FileLock`] on the retriever's lock file.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::diag::{input_error, input_error_hint};
-use crate::fsutil::refuse_symlink;
+use crate::diag::input_error;
+use crate::fsutil::{FileLock, LockUse};
 use crate::origin::now_utc;
 
-/// An OS advisory lock (`flock` on Unix, `LockFileEx` on Windows) on
-/// `.NAME.lock` beside the baseline. The kernel releases it when the
-/// process ends, however it ends, so a killed update never blocks the next.
-/// The file carries the holder's pid, for the message of whoever waits.
-///
-/// The file is removed on release so the store holds only what belongs in
-/// git. Removing a lock file races with a waiter that already opened it, so
-/// after locking we check that the path still names the file we locked, and
-/// start over when it does not.
+/// The [`FileLock`] on `.NAME.lock` beside the baseline: taken for every
+/// read-modify-write of a retriever's baseline and history.
 #[derive(Debug)]
 pub struct Lock {
     pub(super) name: String,
-    path: PathBuf,
-    file: File,
+    /// Held for its `Drop`, which releases the lock.
+    #[cfg_attr(not(test), allow(dead_code))]
+    inner: FileLock,
 }
 
 impl Lock {
@@ -32,83 +25,28 @@ impl Lock {
         std::fs::create_dir_all(dir)
             .map_err(|e| input_error(dir, None, format!("cannot create directory: {e}")))?;
         let path = dir.join(format!(".{name}.lock"));
-        refuse_symlink(&path)?;
-        let start = Instant::now();
-        let mut told = false;
-        loop {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(|e| input_error(&path, None, format!("cannot open lock file: {e}")))?;
-            match fs4::FileExt::try_lock(&file) {
-                Ok(()) => {
-                    if !crate::fsutil::is_same_file(&file, &path) {
-                        continue;
-                    }
-                    let mut lock = Lock {
-                        name: name.to_string(),
-                        path,
-                        file,
-                    };
-                    let _ = lock.file.set_len(0);
-                    let _ = writeln!(lock.file, "pid {} since {}", std::process::id(), now_utc());
-                    return Ok(lock);
-                }
-                Err(fs4::TryLockError::WouldBlock) => {
-                    if start.elapsed() >= wait {
-                        return Err(input_error_hint(
-                            &path,
-                            None,
-                            format!(
-                                "another rgate ({}) has held the lock on `{name}` for longer than {} s",
-                                holder(&path),
-                                wait.as_secs_f64()
-                            ),
-                            "let it finish and retry, or raise gate.lock_timeout_s in the config",
-                        ));
-                    }
-                    if !told {
-                        told = true;
-                        on_wait(&format!(
-                            "waiting for another rgate ({}) to finish with the baseline of `{name}` (lock {}; up to {} s)",
-                            holder(&path),
-                            path.display(),
-                            wait.as_secs_f64()
-                        ));
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                Err(fs4::TryLockError::Error(e)) => {
-                    return Err(input_error(&path, None, format!("cannot lock: {e}")))
-                }
-            }
-        }
-    }
-}
-
-/// Who holds a lock, as its file says (`pid N since TIME`).
-fn holder(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|s| s.lines().next().map(str::to_string))
-        .filter(|s| s.starts_with("pid ") && s.len() < 80)
-        .unwrap_or_else(|| "holder unknown".to_string())
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // Removed while still held: a waiter that opened it sees it gone
-        // (the inode check) and starts over on a fresh file.
-        let _ = std::fs::remove_file(&self.path);
-        let _ = fs4::FileExt::unlock(&self.file);
+        let inner = FileLock::acquire(
+            &path,
+            &LockUse {
+                name,
+                what: &format!("the baseline of `{name}`"),
+                now: &now_utc(),
+                hint: "let it finish and retry, or raise gate.lock_timeout_s in the config",
+                wait,
+            },
+            on_wait,
+        )?;
+        Ok(Lock {
+            name: name.to_string(),
+            inner,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs::OpenOptions;
+
     use super::*;
 
     fn no_wait() -> impl FnMut(&str) {
@@ -178,6 +116,6 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert!(!crate::fsutil::is_same_file(&orphan, &path));
         let l = Lock::acquire(d.path(), "x", Duration::ZERO, &mut no_wait()).unwrap();
-        assert!(crate::fsutil::is_same_file(&l.file, &path));
+        assert!(crate::fsutil::is_same_file(l.inner.file(), &path));
     }
 }

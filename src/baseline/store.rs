@@ -14,7 +14,7 @@ use super::format::{corrupt, Baseline};
 use super::history::HistoryEntry;
 use super::lock::Lock;
 use crate::diag::{input_error, input_error_hint};
-use crate::fsutil::{refuse_symlink, write_atomic};
+use crate::fsutil::{refuse_symlink, remove_stale_temps, write_atomic};
 
 /// Where a retriever's files live.
 #[derive(Debug, Clone)]
@@ -96,9 +96,8 @@ impl Store {
     /// is dropped, the old baseline and history being intact.
     fn recover(&self, name: &str) -> Result<()> {
         // write_atomic's temp files: `.` + target name + `.PID.tmp`.
-        for stem in [format!(".{name}.json."), format!("..{name}.journal.")] {
-            remove_stale_temps(&self.dir, &stem);
-        }
+        remove_stale_temps(&self.baseline_path(name));
+        remove_stale_temps(&self.journal_path(name));
         let history = self.history_path(name);
         refuse_symlink(&history)?;
         cut_torn_tail(&history)?;
@@ -214,26 +213,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 fn remove_quietly(path: &Path) {
     let _ = std::fs::remove_file(path);
-}
-
-/// Removes `STEM<digits>.tmp` files that [`write_atomic`] left behind
-/// when its process was killed. Only called under the retriever's lock,
-/// when no write of these files can be under way.
-fn remove_stale_temps(dir: &Path, stem: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let stale = name
-            .strip_prefix(stem)
-            .and_then(|r| r.strip_suffix(".tmp"))
-            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if stale {
-            remove_quietly(&e.path());
-        }
-    }
 }
 
 #[cfg(test)]

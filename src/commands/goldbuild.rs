@@ -12,7 +12,7 @@ use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg
 use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
-use crate::goldbuild::label::{Effect, Key, Session};
+use crate::goldbuild::label::{self, Effect, Key, Session};
 use crate::goldbuild::migrate;
 use crate::goldbuild::pool::{self, PoolInputs};
 use crate::goldbuild::printable;
@@ -96,8 +96,17 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
     Ok(0)
 }
 
+/// Tells on stderr that another rgate holds a file's lock and we wait.
+fn waiting(quiet: bool) -> impl FnMut(&str) {
+    move |m: &str| {
+        if !quiet {
+            eprintln!("{m}");
+        }
+    }
+}
+
 pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
-    let mut rows = sheet::read(&args.sheet)?;
+    let rows = sheet::read(&args.sheet)?;
     let name = args.name.clone().unwrap_or_else(|| {
         std::path::Path::new(&args.command[0])
             .file_name()
@@ -110,23 +119,55 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
         global.quiet,
     );
     let s = suggest::suggest(
-        &mut rows,
+        &rows,
         &args.command,
-        &name,
         Duration::from_secs(args.timeout_s.max(1)),
-        &now_utc(),
         &mut |n| bar.update(n),
     );
     bar.done();
     let s = s?;
-    sheet::save(&args.sheet, &rows)?;
+    // Merged into the sheet as it is now: a person may have graded rows
+    // while the command ran, and those grades stay.
+    let now = now_utc();
+    let stored = sheet::update(&args.sheet, &now, &mut waiting(global.quiet), |rows| {
+        let st = suggest::store(rows, &s, &name, &now);
+        let changed = st.stored > 0;
+        Ok((st, changed))
+    })?;
     if !global.quiet {
+        let persons = rows.len() - s.asked;
         eprintln!(
-            "{} suggested grades for {} of {} asked (stored as unverified, source model); a person's grades were left alone",
+            "{} suggested grades for {} of {} asked (stored as unverified, source model){}",
             printable(&name),
-            s.graded,
-            count(s.asked, "row", "rows")
+            s.grades.len(),
+            count(s.asked, "row", "rows"),
+            if persons > 0 {
+                format!(
+                    "; {} a person graded were not asked",
+                    count(persons, "row", "rows")
+                )
+            } else {
+                String::new()
+            }
         );
+        if stored.left_alone > 0 {
+            eprintln!(
+                "{} a person graded while the command ran kept the person's grade",
+                count(stored.left_alone, "row", "rows")
+            );
+        }
+        if stored.gone > 0 {
+            eprintln!(
+                "warning: {} left the sheet while the command ran; their grades were dropped",
+                count(stored.gone, "row", "rows")
+            );
+        }
+        if s.repeated > 0 {
+            eprintln!(
+                "note: {} repeated a grade already given; counted once",
+                count(s.repeated, "output line", "output lines")
+            );
+        }
         if s.unknown > 0 {
             eprintln!(
                 "warning: {} named a query and chunk not asked about; ignored",
@@ -149,6 +190,7 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
                 PreferArg::Gold => Prefer::Gold,
             }),
         },
+        &mut waiting(global.quiet),
     )?;
     let json = global.format() == Format::Json;
     if json {
@@ -173,7 +215,7 @@ pub fn migrate(args: &MigrateArgs, global: &Global) -> Result<u8> {
         None => crate::config::Config::load(global.config.as_deref())?.gold,
     };
     let chunks = ChunkMap::load(&args.chunks)?;
-    let report = migrate::migrate(&gold, &chunks)?;
+    let report = migrate::migrate(&gold, &chunks, &mut waiting(global.quiet))?;
     let text = if global.format() == Format::Json {
         out::migrate_json(&gold, &args.chunks, &report)?
     } else {
@@ -208,18 +250,25 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
     let color = super::use_color(global);
     let mut session = Session::new(rows, labeler);
     let mut term = Terminal::open()?;
+    let mut notice: Option<String> = None;
     loop {
-        term.draw(&session, &args.sheet, color)?;
+        term.draw(&session, &args.sheet, color, notice.as_deref())?;
         let Some(key) = term.key()? else {
             continue;
         };
         match session.press(key, &now_utc()) {
-            Effect::Save => sheet::save(&args.sheet, &session.rows)?,
+            Effect::Save => {
+                let met = session.conflicts.len();
+                save_edits(&args.sheet, &mut session, &mut notice)?;
+                if let Some(c) = session.conflicts[met..].last() {
+                    notice = Some(format!("not saved: {}", c.describe()));
+                }
+            }
             Effect::Quit => break,
-            Effect::Moved | Effect::Nothing => {}
+            Effect::Moved | Effect::Nothing => notice = None,
         }
     }
-    sheet::save(&args.sheet, &session.rows)?;
+    save_edits(&args.sheet, &mut session, &mut notice)?;
     drop(term);
     eprintln!(
         "{}: {} of {} labeled; saved",
@@ -227,7 +276,44 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         session.labeled(),
         count(session.rows.len(), "row", "rows")
     );
-    Ok(0)
+    if session.conflicts.is_empty() {
+        return Ok(0);
+    }
+    // As `gold import` does with conflicts: listed, the other grade kept, exit 1.
+    for c in &session.conflicts {
+        eprintln!("conflict: {}", printable(&c.describe()));
+    }
+    eprintln!(
+        "{}: not saved for {}; settle them with the other labeler",
+        args.sheet.display(),
+        count(session.conflicts.len(), "row", "rows")
+    );
+    Ok(1)
+}
+
+/// Saves the session's edits by merging them into the sheet as it is on
+/// disk (others may have saved to it meanwhile), then shows the sheet as
+/// saved. A wait for another rgate's lock shows as the notice.
+fn save_edits(path: &std::path::Path, session: &mut Session, notice: &mut Option<String>) -> Result<()> {
+    let edits = session.take_edits();
+    if edits.is_empty() {
+        return Ok(());
+    }
+    let mut waited = None;
+    let (rows, conflicts) = sheet::update(
+        path,
+        &now_utc(),
+        &mut |m: &str| waited = Some(m.to_string()),
+        |disk| {
+            let (changed, conflicts) = label::merge(disk, &edits);
+            Ok(((disk.clone(), conflicts), changed))
+        },
+    )?;
+    if waited.is_some() {
+        *notice = waited;
+    }
+    session.refresh(rows, conflicts);
+    Ok(())
 }
 
 /// Raw mode on the alternate screen for as long as it lives; dropping it
@@ -323,11 +409,15 @@ impl Terminal {
         }
     }
 
-    fn draw(&mut self, s: &Session, path: &std::path::Path, color: bool) -> Result<()> {
+    fn draw(&mut self, s: &Session, path: &std::path::Path, color: bool, notice: Option<&str>) -> Result<()> {
         use crossterm::{cursor::MoveTo, queue, style, terminal};
         let (w, h) = terminal::size().unwrap_or((80, 24));
         let (w, h) = (w.max(20) as usize, h.max(8) as usize);
-        let lines = screen_lines(s, path, w, h);
+        let mut lines = screen_lines(s, path, w, h);
+        if let Some(n) = notice {
+            // Under the header: a save that met another person's grade.
+            lines.insert(1, (printable(n), true));
+        }
         let footer = FOOTER;
         queue!(self.out, terminal::Clear(terminal::ClearType::All))?;
         for (i, (l, bold)) in lines.iter().take(h - 1).enumerate() {

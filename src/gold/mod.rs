@@ -272,6 +272,13 @@ impl GoldSet {
     }
 }
 
+/// A native gold set's text parsed with the rules every reader applies,
+/// for a writer to check what it is about to write (`gold import`: a
+/// file the readers refuse would break every command after it).
+pub fn parse_native_text(path: &Path, text: &str, format: GoldFormat) -> Result<GoldSet> {
+    parse_native(path, text.as_bytes(), format)
+}
+
 /// Extension first (`.yaml/.yml/.json/.jsonl`), then content: a first line of
 /// four fields ending in an integer is qrels; `{` opens JSON or JSONL.
 pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {

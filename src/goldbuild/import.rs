@@ -3,7 +3,8 @@
 //!
 //! A conflict (the sheet grades a chunk the gold set grades differently, or
 //! two sheet rows disagree) writes nothing unless the caller says which side
-//! wins: a silent overwrite of a reviewed label is how gold sets rot.
+//! wins: a silent overwrite of a reviewed label is how gold sets rot. A
+//! person's grade is no conflict with a model's: the person's wins.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,11 +12,13 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::provenance::Provenance;
+use super::excerpt;
+use super::provenance::{self, Provenance};
 use super::sheet::{SheetRow, MODEL, PERSON};
-use crate::diag::input_error_hint;
-use crate::fsutil::write_atomic;
+use crate::diag::{count, input_error_hint, usage_error, UserError};
+use crate::fsutil::Rewrite;
 use crate::gold::{id_of, GoldDoc, GoldFormat, GoldSet};
+use crate::origin::now_utc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefer {
@@ -54,12 +57,31 @@ struct Graded<'a> {
     grade: i32,
 }
 
+/// Whether a row carries a person's grade (a row without a source is a
+/// person's: that is how a hand-edited sheet reads).
+fn by_person(row: &SheetRow) -> bool {
+    row.source.as_deref() != Some(MODEL)
+}
+
 /// Merges `rows` into the gold set at `into`. With conflicts and no
 /// `prefer`, nothing is written and the report lists them.
-pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<ImportReport> {
+///
+/// The whole read-modify-write runs under the gold file's lock, reading the
+/// file as it is then: imports of other sheets that ran meanwhile are kept
+/// (they were lost when each import wrote back the copy it read first).
+/// `on_wait` hears once if another rgate holds the lock.
+pub fn import(
+    rows: &[SheetRow],
+    into: &Path,
+    opts: ImportOptions,
+    on_wait: &mut dyn FnMut(&str),
+) -> Result<ImportReport> {
+    check_strata(rows)?;
+    let file = Rewrite::begin(into, &now_utc(), on_wait)?;
+    let into = file.path();
     // A gold set that does not exist yet starts empty, in the form its
     // extension names (YAML by default).
-    let exists = into.exists();
+    let exists = file.exists();
     let gold = if exists {
         GoldSet::load(into, None)?.0
     } else {
@@ -78,10 +100,17 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
             "convert the qrels to YAML first, or import into a new gold.yaml",
         ));
     }
+    let mut doc = if exists {
+        GoldDoc::read(into, gold.format)?
+    } else {
+        GoldDoc::empty(gold.format)
+    };
+    let prov = provenance::of_doc(into, &doc)?;
     let mut report = ImportReport::default();
 
-    // The sheet's word per (query, chunk): later rows win between sheet rows
-    // only when the caller chose a side.
+    // The sheet's word per (query, chunk). A person's grade settles it over
+    // a model's whatever the order; two rows that disagree otherwise are a
+    // conflict unless the caller chose a side (then the later row wins).
     let mut order: Vec<(String, String)> = Vec::new();
     let mut settled: HashMap<(String, String), Graded> = HashMap::new();
     for row in rows {
@@ -94,6 +123,10 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
         }
         let key = (row.query_id.clone(), row.chunk_id.clone());
         match settled.get(&key) {
+            Some(prev) if by_person(prev.row) && !by_person(row) => {}
+            Some(prev) if !by_person(prev.row) && by_person(row) => {
+                settled.insert(key, Graded { row, grade });
+            }
             Some(prev) if prev.grade != grade && opts.prefer.is_none() => {
                 report.conflicts.push(Conflict {
                     query_id: key.0.clone(),
@@ -122,13 +155,28 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
     let mut apply: Vec<&(String, String)> = Vec::new();
     for key in &order {
         let g = &settled[key];
+        let recorded = prov.get(&key.0).and_then(|m| m.get(&key.1));
+        let gold_by_person = recorded.is_none_or(|p| p.source != MODEL);
         match existing.get(&(key.0.as_str(), key.1.as_str())) {
             Some(&old) if old == g.grade => report.unchanged_labels += 1,
+            // A person's grade wins over a model's, on either side.
+            Some(_) if by_person(g.row) && !gold_by_person => {
+                report.changed_labels += 1;
+                apply.push(key);
+            }
+            Some(_) if !by_person(g.row) && gold_by_person => report.unchanged_labels += 1,
             Some(&old) => match opts.prefer {
                 None => report.conflicts.push(Conflict {
                     query_id: key.0.clone(),
                     chunk_id: key.1.clone(),
-                    detail: format!("sheet {}, gold {old}", who(g.row, g.grade)),
+                    detail: format!(
+                        "sheet {}, gold {old}{}",
+                        who(g.row, g.grade),
+                        recorded
+                            .and_then(|p| p.labeler.as_deref())
+                            .map(|l| format!(" ({l})"))
+                            .unwrap_or_default()
+                    ),
                 }),
                 Some(Prefer::Gold) => report.unchanged_labels += 1,
                 Some(Prefer::Sheet) => {
@@ -145,12 +193,30 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
     if !report.conflicts.is_empty() {
         return Ok(report);
     }
+    if apply.is_empty() {
+        if !exists {
+            // Writing `queries: []` would give a file every reader refuses.
+            return Err(usage_error(
+                format!(
+                    "nothing to import into {}: the sheet has no {}grades{}",
+                    into.display(),
+                    if opts.accept_unverified { "" } else { "verified " },
+                    if report.skipped_unverified > 0 {
+                        format!(
+                            " ({} no person verified)",
+                            count(report.skipped_unverified, "model suggestion", "model suggestions")
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+                "grade the rows with `rgate gold label` (or pass --accept-unverified to import model suggestions); nothing was written",
+            ));
+        }
+        // The gold set already says all of it: nothing to write.
+        return Ok(report);
+    }
 
-    let mut doc = if exists {
-        GoldDoc::read(into, gold.format)?
-    } else {
-        GoldDoc::empty(gold.format)
-    };
     let queries = &mut doc.queries;
     let mut position: HashMap<String, usize> =
         queries.iter().enumerate().map(|(i, q)| (id_of(q), i)).collect();
@@ -166,8 +232,8 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
                 if !g.row.query.is_empty() {
                     q.insert("text".into(), json!(g.row.query));
                 }
-                if !g.row.stratum.is_empty() {
-                    q.insert("stratum".into(), json!(g.row.stratum));
+                if let Some(stratum) = stratum_of(rows, &key.0) {
+                    q.insert("stratum".into(), json!(stratum));
                 }
                 queries.push(Value::Object(q));
                 report.added_queries += 1;
@@ -203,8 +269,66 @@ pub fn import(rows: &[SheetRow], into: &Path, opts: ImportOptions) -> Result<Imp
         set_relevant(&mut queries[qi], ls);
     }
     let out = doc.render();
-    write_atomic(into, out.as_bytes())?;
+    validate(into, &out, gold.format)?;
+    file.write(out.as_bytes())?;
     Ok(report)
+}
+
+/// Refuses a sheet that gives one query two strata: the gold set has one
+/// stratum per query, and keeping the first row's silently would file the
+/// query under whichever row came first.
+fn check_strata(rows: &[SheetRow]) -> Result<()> {
+    let mut first: HashMap<&str, &str> = HashMap::new();
+    for r in rows {
+        if r.stratum.is_empty() {
+            continue;
+        }
+        match first.get(r.query_id.as_str()) {
+            Some(&s) if s != r.stratum => {
+                return Err(usage_error(
+                    format!(
+                        "query `{}` has two strata in the sheet: `{}` and `{}`",
+                        excerpt(&r.query_id),
+                        excerpt(s),
+                        excerpt(&r.stratum)
+                    ),
+                    "give every row of a query the same stratum, then import again; nothing was written",
+                ))
+            }
+            Some(_) => {}
+            None => {
+                first.insert(&r.query_id, &r.stratum);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The stratum the sheet gives a query (one, as [`check_strata`] made sure).
+fn stratum_of<'a>(rows: &'a [SheetRow], query_id: &str) -> Option<&'a str> {
+    rows.iter()
+        .find(|r| r.query_id == query_id && !r.stratum.is_empty())
+        .map(|r| r.stratum.as_str())
+}
+
+/// Parses what is about to be written with the readers' own rules: a gold
+/// set they refuse (a reserved stratum, a query id with white space) would
+/// make every later command exit 2, so the import refuses instead.
+fn validate(into: &Path, text: &str, format: GoldFormat) -> Result<()> {
+    let Err(e) = crate::gold::parse_native_text(into, text, format) else {
+        return Ok(());
+    };
+    let why = match e.downcast_ref::<UserError>() {
+        Some(u) => u.message.clone(),
+        None => format!("{e:#}"),
+    };
+    Err(anyhow::Error::new(UserError {
+        message: format!("refused: the gold set this import would write is one rgate cannot read ({why}); nothing was written"),
+        hint: Some(
+            "fix the sheet's rows for that query (a query id holds no white space; `all` and `macro` are reserved strata) and import again"
+                .into(),
+        ),
+    }))
 }
 
 /// Writes a query's labels into `relevant`, in order: a list while the

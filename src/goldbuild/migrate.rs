@@ -4,8 +4,8 @@
 //!
 //! All or nothing: an id the map does not know is listed and nothing is
 //! written (a label silently dropped is a query that can no longer be hit).
-//! The file is rewritten atomically, as `gold import` writes, keeping every
-//! other field of every query.
+//! The file is rewritten atomically under its lock, as `gold import` writes,
+//! keeping every other field of every query.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,8 +15,9 @@ use serde_json::{json, Map, Value};
 
 use crate::chunks::ChunkMap;
 use crate::diag::input_error_hint;
-use crate::fsutil::write_atomic;
+use crate::fsutil::Rewrite;
 use crate::gold::{id_of, GoldDoc, GoldFormat, GoldSet};
+use crate::origin::now_utc;
 
 #[derive(Debug, Default, PartialEq)]
 pub struct MigrateReport {
@@ -35,7 +36,12 @@ pub struct MigrateReport {
 
 /// Rewrites the gold set at `path` in place. With ids missing from the
 /// map, writes nothing and lists them.
-pub fn migrate(path: &Path, chunks: &ChunkMap) -> Result<MigrateReport> {
+///
+/// Runs under the gold file's lock, reading the file as it is then, so an
+/// import that finished meanwhile is kept; `on_wait` hears once if another
+/// rgate holds the lock.
+pub fn migrate(path: &Path, chunks: &ChunkMap, on_wait: &mut dyn FnMut(&str)) -> Result<MigrateReport> {
+    let file = Rewrite::begin(path, &now_utc(), on_wait)?;
     let (gold, _) = GoldSet::load(path, None)?;
     if gold.format == GoldFormat::Qrels {
         return Err(input_error_hint(
@@ -98,7 +104,7 @@ pub fn migrate(path: &Path, chunks: &ChunkMap) -> Result<MigrateReport> {
         }
     }
     let out = doc.render();
-    write_atomic(path, out.as_bytes())?;
+    file.write(out.as_bytes())?;
     Ok(report)
 }
 

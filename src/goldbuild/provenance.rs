@@ -41,12 +41,17 @@ pub fn read(path: &Path) -> Result<ProvenanceMap> {
     let bytes = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read: {e}")))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let format = detect_format(path, bytes);
-    let mut out = ProvenanceMap::new();
     if format == GoldFormat::Qrels {
-        return Ok(out);
+        return Ok(ProvenanceMap::new());
     }
     let text = String::from_utf8_lossy(bytes);
-    let doc = GoldDoc::parse(path, &text, format)?;
+    of_doc(path, &GoldDoc::parse(path, &text, format)?)
+}
+
+/// The provenance recorded in a gold document already read (`path` names
+/// it in errors).
+pub fn of_doc(path: &Path, doc: &GoldDoc) -> Result<ProvenanceMap> {
+    let mut out = ProvenanceMap::new();
     for q in &doc.queries {
         let Some(p) = q.get("provenance") else {
             continue;

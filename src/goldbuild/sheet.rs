@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::excerpt;
 use crate::diag::{input_error, input_error_hint};
-use crate::fsutil::write_atomic;
+use crate::fsutil::Rewrite;
 
 /// Who gave a grade.
 pub const PERSON: &str = "person";
@@ -249,10 +249,26 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
     }
 }
 
-/// Saves the sheet in the form its extension says, atomically: the labeler
-/// saves after every grade, and a kill must never cost more than that one.
-pub fn save(path: &Path, rows: &[SheetRow]) -> Result<()> {
-    write_atomic(path, render(rows, SheetFormat::of(path))?.as_bytes())
+/// Rewrites the sheet at `path` under its lock: `change` gets the rows as
+/// they are on disk now, edits them, and says whether it changed anything
+/// (nothing is written otherwise). Every writer of a sheet (each save of
+/// `gold label`, `gold suggest`) goes through here, merging its own edits
+/// into what is there, so two labelers and a running `gold suggest` keep
+/// each other's grades. The write is atomic (a kill costs at most this one
+/// change), through a link to the real file, keeping its permissions.
+pub fn update<T>(
+    path: &Path,
+    now: &str,
+    on_wait: &mut dyn FnMut(&str),
+    change: impl FnOnce(&mut Vec<SheetRow>) -> Result<(T, bool)>,
+) -> Result<T> {
+    let file = Rewrite::begin(path, now, on_wait)?;
+    let mut rows = read(file.path())?;
+    let (out, changed) = change(&mut rows)?;
+    if changed {
+        file.write(render(&rows, SheetFormat::of(path))?.as_bytes())?;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -280,7 +296,7 @@ mod tests {
         let rows = vec![row("q1", "c1", Some(2)), row("q1", "c2", None)];
         for name in ["s.jsonl", "s.csv"] {
             let p = dir.path().join(name);
-            save(&p, &rows).unwrap();
+            std::fs::write(&p, render(&rows, SheetFormat::of(&p)).unwrap()).unwrap();
             assert_eq!(read(&p).unwrap(), rows, "{name}");
         }
         let csv = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();

@@ -25,13 +25,27 @@ use crate::retriever::{self, stderr_note};
 /// without a newline must not be read whole.
 pub const MAX_ANSWER: usize = 64 * 1024;
 
-/// What the command did to the sheet.
+/// What the command answered.
 #[derive(Debug, Default, PartialEq)]
 pub struct Suggested {
     pub asked: usize,
-    pub graded: usize,
+    /// The rows it graded, each once: (query id, chunk id, grade).
+    pub grades: Vec<(String, String, i32)>,
     /// Lines naming a (query, chunk) that was not asked about.
     pub unknown: usize,
+    /// Lines repeating a row's grade already given (counted once).
+    pub repeated: usize,
+}
+
+/// What storing the answers did to the sheet as it was by then.
+#[derive(Debug, Default, PartialEq)]
+pub struct Stored {
+    /// Rows given the model's grade.
+    pub stored: usize,
+    /// Rows a person graded while the command ran: left alone.
+    pub left_alone: usize,
+    /// Rows no longer in the sheet.
+    pub gone: usize,
 }
 
 /// The rows to ask about: those no person has graded.
@@ -39,15 +53,14 @@ pub fn requests(rows: &[SheetRow]) -> Vec<usize> {
     (0..rows.len()).filter(|&i| !rows[i].is_persons()).collect()
 }
 
-/// Runs `cmd` (no shell) on the rows no person graded and stores its grades
-/// as unverified model suggestions labeled `name`.
+/// Runs `cmd` (no shell) on the rows no person graded and returns its
+/// grades, one per row; [`store`] puts them into the sheet as it is when
+/// the command is done (a person may have graded some rows meanwhile).
 /// `progress` gets the number of answers so far.
 pub fn suggest(
-    rows: &mut [SheetRow],
+    rows: &[SheetRow],
     cmd: &[String],
-    name: &str,
     timeout: Duration,
-    now: &str,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Suggested> {
     let asked = requests(rows);
@@ -114,8 +127,10 @@ pub fn suggest(
         chunk_id: String,
         grade: i32,
     }
-    let mut grades: Vec<(usize, i32)> = Vec::new();
-    let mut unknown = 0;
+    // Per row: its grade and the line that gave it.
+    let mut given: HashMap<usize, (i32, usize)> = HashMap::new();
+    let mut grades: Vec<(String, String, i32)> = Vec::new();
+    let (mut unknown, mut repeated) = (0, 0);
     // Line by line from the file, each at most MAX_ANSWER bytes read: the
     // command's output costs no more memory than its longest allowed line.
     let mut buf = Vec::new();
@@ -168,13 +183,60 @@ pub fn suggest(
                 "fix the command's output",
             ));
         }
-        match index.get(&(a.query_id.as_str(), a.chunk_id.as_str())) {
-            Some(&i) => grades.push((i, a.grade)),
-            None => unknown += 1,
+        let Some(&i) = index.get(&(a.query_id.as_str(), a.chunk_id.as_str())) else {
+            unknown += 1;
+            continue;
+        };
+        match given.get(&i) {
+            Some(&(g, _)) if g == a.grade => repeated += 1,
+            // Which of two grades it meant is not ours to guess.
+            Some(&(g, first)) => {
+                return Err(usage_error(
+                    format!(
+                        "`{}` graded `{}/{}` twice, {g} on line {first} and {} on line {} of its output",
+                        cmd[0],
+                        excerpt(&a.query_id),
+                        excerpt(&a.chunk_id),
+                        a.grade,
+                        n + 1
+                    ),
+                    "the sheet is unchanged; make the command answer each row once",
+                ))
+            }
+            None => {
+                given.insert(i, (a.grade, n + 1));
+                grades.push((a.query_id, a.chunk_id, a.grade));
+            }
         }
     }
-    let graded = grades.len();
-    for (i, g) in grades {
+    Ok(Suggested {
+        asked: asked.len(),
+        grades,
+        unknown,
+        repeated,
+    })
+}
+
+/// Stores `answers` in `rows` (the sheet as it is now) as unverified model
+/// suggestions labeled `name`, except on rows a person graded meanwhile:
+/// those are left alone, and counted, so the report can say so truly.
+pub fn store(rows: &mut [SheetRow], answers: &Suggested, name: &str, now: &str) -> Stored {
+    let index: HashMap<(&str, &str), usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.query_id.as_str(), r.chunk_id.as_str()), i))
+        .collect();
+    let mut out = Stored::default();
+    let mut set: Vec<(usize, i32)> = Vec::new();
+    for (q, c, g) in &answers.grades {
+        match index.get(&(q.as_str(), c.as_str())) {
+            None => out.gone += 1,
+            Some(&i) if rows[i].is_persons() => out.left_alone += 1,
+            Some(&i) => set.push((i, *g)),
+        }
+    }
+    out.stored = set.len();
+    for (i, g) in set {
         let r = &mut rows[i];
         r.grade = Some(g);
         r.source = Some(MODEL.into());
@@ -182,9 +244,5 @@ pub fn suggest(
         r.verified = false;
         r.labeled_at = Some(now.to_string());
     }
-    Ok(Suggested {
-        asked: asked.len(),
-        graded,
-        unknown,
-    })
+    out
 }
