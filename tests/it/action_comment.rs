@@ -108,10 +108,9 @@ fn comment_with(dir: &Path, report: &str, env: &[(&str, &str)], path: Option<&Pa
     std::fs::write(dir.join("report.md"), report).unwrap();
     let path = match path {
         Some(p) => p.as_os_str().to_owned(),
-        None => std::env::join_paths(
-            std::iter::once(dir.join("bin"))
-                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-        )
+        None => std::env::join_paths(std::iter::once(dir.join("bin")).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
         .unwrap(),
     };
     let mut c = Command::new(which("bash"));
@@ -147,7 +146,11 @@ fn comments(dir: &Path) -> Vec<(String, String, String)> {
             let p = e.unwrap().path();
             let id = p.file_name()?.to_str()?.strip_suffix(".body")?.to_string();
             let author = std::fs::read_to_string(p.with_extension("author")).unwrap();
-            Some((id, author.trim().to_string(), std::fs::read_to_string(&p).unwrap()))
+            Some((
+                id,
+                author.trim().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ))
         })
         .collect();
     v.sort();
@@ -155,7 +158,11 @@ fn comments(dir: &Path) -> Vec<(String, String, String)> {
 }
 
 fn ours(id: &str, body: &str) -> (String, String, String) {
-    (id.into(), "github-actions[bot]".into(), format!("{MARKER}\n{body}"))
+    (
+        id.into(),
+        "github-actions[bot]".into(),
+        format!("{MARKER}\n{body}"),
+    )
 }
 
 fn lgtm() -> (String, String, String) {
@@ -178,8 +185,16 @@ fn creates_then_updates_one_comment() {
     assert!(out.contains("updated comment 201"), "{out}");
     assert_eq!(comments(dir), vec![lgtm(), ours("201", "## PASS\n")]);
     let calls = calls(dir);
-    assert_eq!(calls.lines().filter(|l| l.contains("--method POST")).count(), 1, "{calls}");
-    assert_eq!(calls.lines().filter(|l| l.contains("--method PATCH")).count(), 1, "{calls}");
+    assert_eq!(
+        calls.lines().filter(|l| l.contains("--method POST")).count(),
+        1,
+        "{calls}"
+    );
+    assert_eq!(
+        calls.lines().filter(|l| l.contains("--method PATCH")).count(),
+        1,
+        "{calls}"
+    );
 }
 
 #[test]
@@ -239,7 +254,10 @@ fn the_comment_is_the_tokens_own() {
 
     let (code, out) = comment(dir, "newer\n", &[("FAKE_GH_NO_VIEWER", "1")]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("cannot ask GitHub who the token is (HTTP 401: Bad credentials"), "{out}");
+    assert!(
+        out.contains("cannot ask GitHub who the token is (HTTP 401: Bad credentials"),
+        "{out}"
+    );
     assert!(out.contains("updated comment 160"), "{out}");
     assert_eq!(comments(dir)[1].2, format!("{MARKER}\nnewer\n"));
 }
@@ -260,7 +278,8 @@ fn a_report_over_the_limit_is_cut_with_a_pointer_to_the_summary() {
     assert_eq!(comments(dir)[1].2, format!("{MARKER}\n{fit}"));
 
     // 5,000 rows of a table inside <details>, with two-byte characters.
-    let mut report = String::from("## FAIL\n\n<details><summary>flips</summary>\n\n| query | é |\n|---|---|\n");
+    let mut report =
+        String::from("## FAIL\n\n<details><summary>flips</summary>\n\n| query | é |\n|---|---|\n");
     for i in 0..5000 {
         report += &format!("| q-{i:05} | ééé lost at rank {i} |\n");
     }
@@ -274,11 +293,17 @@ fn a_report_over_the_limit_is_cut_with_a_pointer_to_the_summary() {
     let rest = body.strip_prefix(&format!("{MARKER}\n")).unwrap();
     let (kept, tail) = rest.split_at(rest.find("\n</details>\n").unwrap());
     assert!(report.starts_with(kept), "the kept part is the report's start");
-    assert!(kept.ends_with(" |"), "cut at a line: {:?}", &kept[kept.len() - 40..]);
+    assert!(
+        kept.ends_with(" |"),
+        "cut at a line: {:?}",
+        &kept[kept.len() - 40..]
+    );
     assert!(kept.len() > LIMIT - 2000, "kept {} bytes", kept.len());
     assert!(
         tail.contains("**Report truncated**")
-            && tail.contains("The whole report is in the job summary of this run: https://github.com/o/r/actions/runs/42"),
+            && tail.contains(
+                "The whole report is in the job summary of this run: https://github.com/o/r/actions/runs/42"
+            ),
         "{tail}"
     );
 }
@@ -306,7 +331,10 @@ fn split(args: &str) -> Result<Vec<String>, (i32, String)> {
         .output()
         .unwrap();
     if !o.status.success() {
-        return Err((o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned()));
+        return Err((
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        ));
     }
     Ok(words(&o.stdout))
 }
@@ -328,7 +356,10 @@ fn words(nul_separated: &[u8]) -> Vec<String> {
 /// (an array assignment treats them as blanks), without globbing.
 fn bash_words(args: &str) -> Vec<String> {
     let o = Command::new(which("bash"))
-        .args(["-c", "set -f; eval \"a=( $ARGS )\"; [ ${#a[@]} = 0 ] || printf '%s\\0' \"${a[@]}\""])
+        .args([
+            "-c",
+            "set -f; eval \"a=( $ARGS )\"; [ ${#a[@]} = 0 ] || printf '%s\\0' \"${a[@]}\"",
+        ])
         .env("ARGS", args)
         .output()
         .unwrap();
@@ -357,7 +388,13 @@ fn args_split_as_bash_splits_them() {
     // the splitter agree on something wrong.
     assert_eq!(
         split("--baseline-ref origin/main\n--require-baseline # strict\n--note 'a b'").unwrap(),
-        ["--baseline-ref", "origin/main", "--require-baseline", "--note", "a b"]
+        [
+            "--baseline-ref",
+            "origin/main",
+            "--require-baseline",
+            "--note",
+            "a b"
+        ]
     );
 }
 
@@ -365,7 +402,10 @@ fn args_split_as_bash_splits_them() {
 fn args_a_shell_would_expand_are_refused() {
     for (args, says) in [
         ("--note $HOME", "`$` would be expanded by a shell"),
-        ("--note \"$(id)\"", "`$` inside double quotes would be expanded by a shell"),
+        (
+            "--note \"$(id)\"",
+            "`$` inside double quotes would be expanded by a shell",
+        ),
         ("--note `id`", "``` would be expanded by a shell"),
         ("--note a;b", "`;` is a shell operator"),
         ("--run x>y", "`>` is a shell operator"),
@@ -377,7 +417,10 @@ fn args_a_shell_would_expand_are_refused() {
         assert!(err.starts_with("::error title=rgate::args: "), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
-    assert_eq!(split("--note '$HOME `id` a;b'").unwrap(), ["--note", "$HOME `id` a;b"]);
+    assert_eq!(
+        split("--note '$HOME `id` a;b'").unwrap(),
+        ["--note", "$HOME `id` a;b"]
+    );
     // No tilde expansion either (bash would make it $HOME/x).
     assert_eq!(split("--run a=~/x").unwrap(), ["--run", "a=~/x"]);
 }
@@ -405,9 +448,9 @@ fn the_gate_step_passes_every_line_of_args() {
         "#!/usr/bin/env bash\nprintf '%s\\0' \"$@\" > \"$FAKE_RGATE_ARGS\"\nexit 1\n",
     );
     std::fs::write(dir.join("step.sh"), script).unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(dir.join("bin")).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(dir.join("bin")).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
     .unwrap();
     let run = |args: &str| {
         let _ = std::fs::remove_file(dir.join("argv"));
@@ -441,7 +484,10 @@ fn the_gate_step_passes_every_line_of_args() {
             "two words"
         ]
     );
-    assert_eq!(std::fs::read_to_string(dir.join("output")).unwrap(), "exit-code=1\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("output")).unwrap(),
+        "exit-code=1\n"
+    );
 
     let (o, argv) = run("--note $SECRET");
     assert!(!o.status.success());
