@@ -302,8 +302,9 @@ fn a_report_over_the_limit_is_cut_with_a_pointer_to_the_summary() {
     assert!(
         tail.contains("**Report truncated**")
             && tail.contains(
-                "The whole report is in the job summary of this run: https://github.com/o/r/actions/runs/42"
-            ),
+                "The full report is in the job summary of this run (https://github.com/o/r/actions/runs/42)"
+            )
+            && tail.contains(&format!("the report has {} bytes", report.len())),
         "{tail}"
     );
 }

@@ -65,13 +65,16 @@ if [ -n "${GITHUB_RUN_ID:-}" ]; then
 fi
 
 # The body: the marker, then the report, cut to the limit when it is over.
-size=$(($(wc -c < "$REPORT") + ${#marker} + 1))
+report_bytes=$(wc -c < "$REPORT")
+size=$((report_bytes + ${#marker} + 1))
 if [ "$size" -le "$limit" ]; then
   { echo "$marker"; cat "$REPORT"; } > "$work/body"
 else
+  # The gate puts the whole report in the job summary, or, past the
+  # summary's own limit (1 MiB), the name of its file (src/github.rs).
   where="the job summary of this run"
-  if [ -n "$run_url" ]; then where="the job summary of this run: $run_url"; fi
-  note=$(printf '\n\n---\n**Report truncated**: this comment holds its first part (GitHub allows %s characters in a comment; the report has %s bytes). The whole report is in %s\n' "$limit" "$size" "$where")
+  if [ -n "$run_url" ]; then where="the job summary of this run ($run_url)"; fi
+  note=$(printf '\n\n---\n**Report truncated**: this comment holds its first part (GitHub allows %s characters in a comment; the report has %s bytes). The full report is in %s, or, when too long for a summary, the summary says where.\n' "$limit" "$report_bytes" "$where")
   # Room for the marker, the note, and closing tags of open <details>.
   room=$((limit - ${#marker} - 1 - ${#note} - 200))
   if [ "$room" -lt 0 ]; then room=0; fi
