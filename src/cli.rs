@@ -171,7 +171,12 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Write a git pre-push hook that runs `rgate gate`
-    Install,
+    Install {
+        /// Replace a pre-push hook rgate did not write, or one edited since
+        /// (the old one is kept beside it as `pre-push.old`)
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// `--relevance-level`, checked where the config's value is.

@@ -166,9 +166,36 @@ impl Store {
     /// `wait` for another rgate to finish; `on_wait` hears once that we wait
     /// and for whom.
     pub fn lock(&self, name: &str, wait: Duration, on_wait: &mut dyn FnMut(&str)) -> Result<Lock> {
+        self.refuse_linked_dir()?;
         let lock = Lock::acquire(&self.dir, name, wait, on_wait)?;
         self.recover(name)?;
         Ok(lock)
+    }
+}
+
+impl Store {
+    /// The store's directory itself must not be a symbolic link either: its
+    /// lock, baselines, journal and history would be written wherever the
+    /// link points (a link committed to the repository could aim it at any
+    /// directory the job can write). Checked before the lock, the first
+    /// thing any write creates; reading through a link stays allowed.
+    fn refuse_linked_dir(&self) -> Result<()> {
+        match std::fs::symlink_metadata(&self.dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&self.dir)
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                Err(input_error_hint(
+                    &self.dir,
+                    None,
+                    format!(
+                        "the baselines directory is a symbolic link{target}; rgate does not write the baseline store through links"
+                    ),
+                    "make it a real directory (move the files in, remove the link), or point `baselines:` in the config at the real directory",
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::gate::{emit_warnings, overrides};
+use super::gate::{emit_warnings, guard, overrides};
+use super::output::Guard;
 use super::{use_color, CliWatch};
 use crate::baseline::Store;
 use crate::cli::{BaselineCommand, Global, UpdateArgs};
@@ -36,6 +37,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     };
     opts.check()?;
     let config = Config::load(global.config.as_deref())?;
+    guard(&config, &args.overrides).check(global.output.as_deref())?;
     let watch = CliWatch { quiet: global.quiet };
     let update = pipeline::baseline_update(&config, &opts, &watch)?;
 
@@ -67,8 +69,18 @@ fn store_for(name: &str, global: &Global) -> Result<(Config, Store)> {
     Ok((config, store))
 }
 
+/// `show` and `history` read the config and the store.
+fn check_output(config: &Config, global: &Global, plot: Option<&Path>) -> Result<()> {
+    let mut g = Guard::default();
+    g.file(&config.path, "the config")
+        .dir(&config.baselines, "the baselines directory")
+        .maybe(plot, "the --plot chart");
+    g.check(global.output.as_deref())
+}
+
 fn show(name: &str, global: &Global) -> Result<u8> {
-    let (_, store) = store_for(name, global)?;
+    let (config, store) = store_for(name, global)?;
+    check_output(&config, global, None)?;
     let b = store.load(name)?.ok_or_else(|| {
         anyhow::Error::new(UserError {
             message: format!(
@@ -157,6 +169,13 @@ fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Glob
         check_plot_name(p)?;
     }
     let (config, store) = store_for(name, global)?;
+    check_output(&config, global, plot)?;
+    if let Some(p) = plot {
+        let mut g = Guard::default();
+        g.file(&config.path, "the config")
+            .dir(&config.baselines, "the baselines directory");
+        g.check_as(Some(p), "--plot", "the chart")?;
+    }
     let entries = store.history(name)?;
     if entries.is_empty() {
         return Err(anyhow::Error::new(UserError {

@@ -46,8 +46,18 @@ fn view(c: &CompareRun) -> CompareView<'_> {
 }
 
 pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
+    let opts = options(args);
+    let mut guard = super::gold_guard(&args.gold);
+    for r in &opts.runs {
+        let RunSource::File(p) = &r.source;
+        guard.file(p, "a run");
+    }
+    for (_, p) in &opts.chunks {
+        guard.file(p, "a chunk map");
+    }
+    guard.check(global.output.as_deref())?;
     let mut warnings = Warnings::default();
-    let compared = pipeline::compare(&options(args), &mut warnings);
+    let compared = pipeline::compare(&opts, &mut warnings);
     warnings.emit(global.quiet);
     emit(
         global.output.as_deref(),

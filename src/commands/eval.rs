@@ -35,6 +35,12 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
             "add --format trec",
         ));
     }
+    let mut guard = super::gold_guard(&args.gold);
+    guard
+        .file(&args.run, "the run")
+        .maybe(args.chunks.as_ref(), "the chunk map")
+        .maybe(args.candidates.as_ref(), "the candidate list");
+    guard.check(global.output.as_deref())?;
     let opts = EvalOptions {
         gold: super::gold_input(&args.gold),
         run: RunSource::File(args.run.clone()),

@@ -4,9 +4,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::output::Guard;
 use super::{use_color, CliWatch};
 use crate::cli::{GateArgs, Global, OverrideArgs};
-use crate::config::Config;
+use crate::config::{Candidates, Config};
 use crate::diag::Warnings;
 use crate::fsutil::{emit, write_atomic};
 use crate::gate::GateOutcome;
@@ -28,6 +29,36 @@ pub fn overrides(args: &OverrideArgs) -> Overrides {
         candidates: sources(&args.candidates),
         chunks: args.chunks.clone(),
     }
+}
+
+/// What `gate` and `baseline update` read and write besides the report:
+/// the config, the gold set, every configured retriever's run, chunk map
+/// and candidate list, the overrides, and the baselines directory.
+pub fn guard(config: &Config, args: &OverrideArgs) -> Guard {
+    let mut g = Guard::default();
+    g.file(&config.path, "the config")
+        .file(&config.gold, "the gold set")
+        .maybe(config.strata.as_ref(), "the strata file")
+        .dir(&config.baselines, "the baselines directory");
+    for r in &config.retrievers {
+        if r.command.is_none() {
+            g.file(&r.run, format!("the run of `{}`", r.name));
+        }
+        g.maybe(r.chunks.as_ref(), format!("the chunk map of `{}`", r.name));
+        if let Some(Candidates::File(p)) = &r.candidates {
+            g.file(p, format!("the candidate list of `{}`", r.name));
+        }
+    }
+    for (what, list) in [
+        ("--run", &args.runs),
+        ("--candidates", &args.candidates),
+        ("--chunks", &args.chunks),
+    ] {
+        for (name, path) in list {
+            g.file(path, format!("{what} {name}="));
+        }
+    }
+    g
 }
 
 /// Reports in table, Markdown and JSON carry the warnings; CSV and JUnit
@@ -61,7 +92,7 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
     let report = match report_dir {
         Some(dir) => dir.join("report.md"),
         None => {
-            let path = actions.temp.join("rgate-report.md");
+            let path = actions.temp.join(ACTIONS_REPORT);
             write_atomic(&path, markdown.as_bytes())?;
             path
         }
@@ -72,20 +103,41 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
     Ok(())
 }
 
+/// What `--report-dir` holds.
+const REPORT_DIR_FILES: [&str; 3] = ["report.md", "report.json", "junit.xml"];
+
+/// The Markdown report under `$RUNNER_TEMP` when there is no `--report-dir`.
+const ACTIONS_REPORT: &str = "rgate-report.md";
+
 /// report.md, report.json and junit.xml, uncoloured, into `dir`.
 fn write_report_dir(view: &GateView, dir: &Path) -> Result<()> {
     let plain = GateView {
         color: false,
         ..*view
     };
-    write_atomic(&dir.join("report.md"), plain.render(Format::Markdown)?.as_bytes())?;
-    write_atomic(&dir.join("report.json"), plain.render(Format::Json)?.as_bytes())?;
-    write_atomic(&dir.join("junit.xml"), plain.render(Format::Junit)?.as_bytes())?;
+    let [md, json, junit] = REPORT_DIR_FILES;
+    write_atomic(&dir.join(md), plain.render(Format::Markdown)?.as_bytes())?;
+    write_atomic(&dir.join(json), plain.render(Format::Json)?.as_bytes())?;
+    write_atomic(&dir.join(junit), plain.render(Format::Junit)?.as_bytes())?;
     Ok(())
 }
 
 pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let config = Config::load(global.config.as_deref())?;
+    let actions = Actions::from_env();
+    let mut guard = guard(&config, &args.overrides);
+    if let Some(dir) = &args.report_dir {
+        for f in REPORT_DIR_FILES {
+            guard.file(dir.join(f), "a file of --report-dir");
+        }
+    }
+    if let Some(a) = &actions {
+        guard
+            .file(a.temp.join(ACTIONS_REPORT), "the report for the Actions job")
+            .maybe(a.step_summary.as_ref(), "the job summary ($GITHUB_STEP_SUMMARY)")
+            .maybe(a.output.as_ref(), "the step's outputs ($GITHUB_OUTPUT)");
+    }
+    guard.check(global.output.as_deref())?;
     let opts = GateOptions {
         names: args.names.clone(),
         overrides: overrides(&args.overrides),
@@ -108,8 +160,8 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     if let Some(dir) = &args.report_dir {
         write_report_dir(&view, dir)?;
     }
-    if let Some(actions) = Actions::from_env() {
-        publish_to_actions(&actions, outcome, args.report_dir.as_deref())?;
+    if let Some(actions) = &actions {
+        publish_to_actions(actions, outcome, args.report_dir.as_deref())?;
     }
     if args.record {
         gated.record(&config, &watch)?;

@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::json;
 
+use super::output::Guard;
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
 use crate::diag::{count, usage_error, UserError};
@@ -33,6 +34,9 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
     if matches!(size, Size::PerStratum(0) | Size::Total(0)) {
         return Err(usage_error("a sample of 0 queries", "ask for at least 1"));
     }
+    Guard::default()
+        .file(&args.log, "the log")
+        .check(global.output.as_deref())?;
     let fields = LogFields {
         text: args.text_field.clone(),
         stratum: args.stratum_field.clone(),
@@ -71,6 +75,15 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
             "pool the top 10 or 20 of each run",
         ));
     }
+    let mut guard = Guard::default();
+    guard
+        .file(&args.queries, "the queries")
+        .maybe(args.corpus.as_ref(), "the corpus")
+        .maybe(args.gold_set.as_ref(), "the gold set");
+    for r in &args.runs {
+        guard.file(r, "a run");
+    }
+    guard.check(global.output.as_deref())?;
     let (rows, warnings) = pool::pool(&PoolInputs {
         queries: &args.queries,
         runs: &args.runs,
@@ -179,6 +192,10 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
 }
 
 pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
+    Guard::default()
+        .file(&args.sheet, "the sheet")
+        .file(&args.into, "the gold set it merges into (--into)")
+        .check(global.output.as_deref())?;
     let rows = sheet::read(&args.sheet)?;
     let report = import::import(
         &rows,
@@ -210,10 +227,19 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
 /// map are listed and nothing is written (exit 1, as `gold import` refuses
 /// conflicts).
 pub fn migrate(args: &MigrateArgs, global: &Global) -> Result<u8> {
-    let gold = match &args.gold {
-        Some(g) => g.clone(),
-        None => crate::config::Config::load(global.config.as_deref())?.gold,
+    let (gold, config) = match &args.gold {
+        Some(g) => (g.clone(), None),
+        None => {
+            let c = crate::config::Config::load(global.config.as_deref())?;
+            (c.gold, Some(c.path))
+        }
     };
+    let mut guard = Guard::default();
+    guard
+        .file(&gold, "the gold set it rewrites")
+        .file(&args.chunks, "the chunk map")
+        .maybe(config.as_ref(), "the config");
+    guard.check(global.output.as_deref())?;
     let chunks = ChunkMap::load(&args.chunks)?;
     let report = migrate::migrate(&gold, &chunks, &mut waiting(global.quiet))?;
     let text = if global.format() == Format::Json {

@@ -25,7 +25,7 @@ exec rgate gate --quiet
 
 pub fn run(cmd: &HookCommand, global: &Global) -> Result<u8> {
     match cmd {
-        HookCommand::Install => install(global),
+        HookCommand::Install { force } => install(*force, global),
     }
 }
 
@@ -50,31 +50,53 @@ fn hooks_dir() -> Result<PathBuf> {
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-fn install(global: &Global) -> Result<u8> {
+/// Writes the hook when there is none, or when the one there is exactly
+/// what rgate writes. Any other hook is refused without `--force`: one rgate
+/// did not write belongs to someone else, and one it wrote but that differs
+/// now was edited (replacing it silently would throw the edits away). With
+/// `--force` the old hook is kept as `pre-push.old`.
+fn install(force: bool, global: &Global) -> Result<u8> {
     let dir = hooks_dir()?;
     let path = dir.join("pre-push");
-    match std::fs::read_to_string(&path) {
-        Ok(existing) if existing.contains(MARKER) => {
-            if existing == PRE_PUSH {
-                if !global.quiet {
-                    eprintln!("{} is installed already", path.display());
-                }
-                return Ok(0);
-            }
-        }
-        Ok(_) => return Err(input_error_hint(
-            &path,
-            None,
-            "a pre-push hook exists that rgate did not write; left unchanged",
-            "add `rgate gate --quiet` to it yourself, or move it aside and run `rgate hook install` again",
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+    let existing = match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(input_error(&path, None, format!("cannot read: {e}"))),
+    };
+    let mut kept = None;
+    if let Some(existing) = existing {
+        if existing == PRE_PUSH.as_bytes() {
+            if !global.quiet {
+                eprintln!("{} is installed already", path.display());
+            }
+            return Ok(0);
+        }
+        let ours = String::from_utf8_lossy(&existing).contains(MARKER);
+        if !force {
+            let (what, hint) = if ours {
+                (
+                    "the rgate pre-push hook there was edited since `rgate hook install` wrote it; left unchanged",
+                    "keep it as it is, or run `rgate hook install --force` to replace it with rgate's (the edited one is kept as pre-push.old)",
+                )
+            } else {
+                (
+                    "a pre-push hook exists that rgate did not write; left unchanged",
+                    "add `rgate gate --quiet` to it yourself, or run `rgate hook install --force` to replace it (the old one is kept as pre-push.old)",
+                )
+            };
+            return Err(input_error_hint(&path, None, what, hint));
+        }
+        let old = dir.join("pre-push.old");
+        crate::fsutil::write_atomic(&old, &existing)?;
+        kept = Some(old);
     }
     crate::fsutil::write_atomic(&path, PRE_PUSH.as_bytes())?;
     make_executable(&path)?;
     if !global.quiet {
         eprintln!("wrote {}: `git push` now runs `rgate gate`", path.display());
+        if let Some(old) = kept {
+            eprintln!("the hook it replaced is kept as {}", old.display());
+        }
     }
     Ok(0)
 }

@@ -1,7 +1,8 @@
 //! `rgate init`: a commented config, a gold-set template and a pull-request
 //! workflow, written into the repository so a team starts from something
 //! that runs. It never overwrites: when any of the files exists, nothing is
-//! written.
+//! written; when a write fails partway, the files and directories this run
+//! made are removed again.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -70,12 +71,18 @@ pub fn run(global: &Global) -> Result<u8> {
         ));
     }
     let mut written: Vec<PathBuf> = Vec::new();
+    let mut made: Vec<PathBuf> = Vec::new();
     for (rel, text) in &files {
         let path = root.join(rel);
-        if let Err(e) = create_new(&path, text.as_bytes()) {
-            // All or nothing: take back what this run wrote.
+        if let Err(e) = create_new(&path, text.as_bytes(), &mut made) {
+            // All or nothing: take back what this run wrote, files first,
+            // then the directories it made, deepest first (each only if
+            // empty: someone may have put a file there meanwhile).
             for p in &written {
                 let _ = std::fs::remove_file(p);
+            }
+            for d in made.iter().rev() {
+                let _ = std::fs::remove_dir(d);
             }
             return Err(e);
         }
@@ -93,11 +100,23 @@ eval/runs/search.jsonl, then `rgate baseline update --note \"first baseline\"` a
     Ok(0)
 }
 
-/// Writes a file that must not exist yet (no race with another writer).
-fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes a file that must not exist yet (no race with another writer),
+/// making its directories as needed; the ones it made are added to `made`,
+/// outermost first, so a failed `init` can take them back.
+fn create_new(path: &Path, bytes: &[u8], made: &mut Vec<PathBuf>) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| input_error(dir, None, format!("cannot create directory: {e}")))?;
+        let mut missing: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+            .collect();
+        missing.reverse();
+        for d in missing {
+            match std::fs::create_dir(d) {
+                Ok(()) => made.push(d.to_path_buf()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(input_error(d, None, format!("cannot create directory: {e}"))),
+            }
+        }
     }
     let r = (|| -> std::io::Result<()> {
         let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;

@@ -11,6 +11,7 @@ pub mod gold;
 pub mod goldbuild;
 pub mod hook;
 pub mod init;
+pub mod output;
 
 use std::path::Path;
 
@@ -30,6 +31,14 @@ pub fn gold_input(args: &GoldArgs) -> GoldInput {
         relevance_level: args.relevance_level,
         span_coverage: args.span_coverage,
     }
+}
+
+/// The gold set and strata file of `eval` and `compare`.
+pub fn gold_guard(args: &GoldArgs) -> output::Guard {
+    let mut g = output::Guard::default();
+    g.file(&args.gold, "the gold set")
+        .maybe(args.strata.as_ref(), "the strata file");
+    g
 }
 
 /// Whether stdout gets colour. Under `auto`, anstream's rules: never with
@@ -114,7 +123,7 @@ pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
         Command::Completions { .. } => only("completions", &[]),
         Command::Man { .. } => only("man", &[]),
         Command::Init => only("init", &[]),
-        Command::Hook(HookCommand::Install) => only("hook install", &[]),
+        Command::Hook(HookCommand::Install { .. }) => only("hook install", &[]),
     };
     let allowed = match prints {
         Ok(r) => report::formats_for(r),

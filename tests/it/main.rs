@@ -15,6 +15,7 @@ mod sim;
 mod action_comment;
 mod baseline_depth;
 mod calibration;
+mod ci_action;
 mod ci_origin;
 mod cli_baseline_ref;
 mod cli_command_retriever;
