@@ -196,7 +196,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
     let rows = sheet::read(&args.sheet)?;
     if rows.is_empty() {
         return Err(usage_error(
-            format!("{}: the sheet has no rows", args.sheet.display()),
+            format!("{}: the sheet has no rows", crate::escape::path(&args.sheet)),
             "make one with `rgate gold pool`",
         ));
     }
@@ -223,7 +223,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
     drop(term);
     eprintln!(
         "{}: {} of {} labeled; saved",
-        args.sheet.display(),
+        crate::escape::path(&args.sheet),
         session.labeled(),
         count(session.rows.len(), "row", "rows")
     );
@@ -282,12 +282,10 @@ fn screen_lines(s: &Session, path: &std::path::Path, w: usize, h: usize) -> Vec<
     };
     lines.push((format!("chunk   {}  {grade}", printable(&row.chunk_id)), true));
     let room = h.saturating_sub(lines.len() + 2);
-    let text = row
-        .text
-        .as_deref()
-        .map(printable)
-        .unwrap_or_else(|| "(no text: pass --corpus to gold pool)".into());
-    let body: Vec<String> = text.lines().flat_map(|l| wrap(l, w - 8)).collect();
+    let body: Vec<String> = match row.text.as_deref() {
+        Some(text) => text.lines().flat_map(|l| wrap(&printable(l), w - 8)).collect(),
+        None => vec!["(no text: pass --corpus to gold pool)".into()],
+    };
     for (i, l) in body.iter().enumerate() {
         if i + 1 == room && body.len() > room {
             lines.push((format!("        … {} more lines", body.len() - i), false));
