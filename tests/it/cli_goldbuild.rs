@@ -499,12 +499,12 @@ fn stats_show_the_drift_from_the_log() {
 }
 
 /// Drives `rgate gold label` in a real pseudo-terminal.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn start(cmd: &str) -> Tmux {
+    pub(crate) fn start(cmd: &str) -> Tmux {
         let socket = format!("rgate-test-{}-{}", std::process::id(), rand_suffix());
         // A new server (its own socket), so the command gets this
         // environment, cleaned.
@@ -526,7 +526,7 @@ impl Tmux {
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
 
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -541,7 +541,7 @@ impl Tmux {
         }
     }
 
-    fn keys(&self, keys: &str) {
+    pub(crate) fn keys(&self, keys: &str) {
         let ok = std::process::Command::new("tmux")
             .args(["-L", &self.socket, "send-keys", "-l", keys])
             .status()
@@ -549,7 +549,7 @@ impl Tmux {
         assert!(ok.success());
     }
 
-    fn wait_exit(&self) {
+    pub(crate) fn wait_exit(&self) {
         let start = Instant::now();
         while std::process::Command::new("tmux")
             .args(["-L", &self.socket, "has-session"])

@@ -37,6 +37,7 @@ mod gate_decisions;
 mod gate_stages;
 mod gate_values;
 mod layering;
+mod neutralise;
 mod properties_eval;
 mod properties_gate;
 mod run_formats;
