@@ -52,7 +52,9 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
         out.push_str(&json!({"id": q.id, "text": q.text, "stratum": q.stratum}).to_string());
         out.push('\n');
     }
-    emit(global.output.as_deref(), &out)?;
+    // JSON lines keep their values; `##[` and bidi controls in a logged
+    // query are escaped inside the strings (see `escape::json`).
+    emit(global.output.as_deref(), &crate::escape::json(out))?;
     if !global.quiet {
         eprint!("{}", out::sample_mix(&log, &picked, rows, args.seed));
     }
@@ -80,7 +82,13 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         seed: args.seed,
     })?;
     warnings.emit(global.quiet);
-    emit(global.output.as_deref(), &sheet::render(&rows, format)?)?;
+    let text = sheet::render(&rows, format)?;
+    let text = match format {
+        // As for `sample`: the same values, no `##[` a CI log would run.
+        SheetFormat::Jsonl => crate::escape::json(text),
+        SheetFormat::Csv => text,
+    };
+    emit(global.output.as_deref(), &text)?;
     if !global.quiet {
         let queries: std::collections::HashSet<&str> = rows.iter().map(|r| r.query_id.as_str()).collect();
         let filled = rows.iter().filter(|r| r.grade.is_some()).count();

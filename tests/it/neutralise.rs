@@ -392,3 +392,42 @@ fn the_labeler_shows_bidi_and_invisible_characters_escaped() {
     t.keys("q");
     t.wait_exit();
 }
+
+#[test]
+fn sample_and_pool_json_lines_forge_no_legacy_command() {
+    let text = "how ##[error]forged \u{202E}x";
+    let dir = TestProject::new()
+        .with_file("log.jsonl", format!("{}\n", json!({"text": text})))
+        .with_file(
+            "queries.jsonl",
+            format!("{}\n", json!({"id": "q1", "text": text})),
+        )
+        .with_file(
+            "run.jsonl",
+            format!(
+                "{}\n",
+                json!({"query_id": "q1", "results": [{"id": "c1", "score": 1.0}]})
+            ),
+        )
+        .with_file("corpus.jsonl", format!("{}\n", json!({"id": "c1", "text": text})));
+    let o = dir.bare(&["gold", "sample", "--log", "log.jsonl", "--total", "1"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o2 = dir.bare(&[
+        "gold",
+        "pool",
+        "--queries",
+        "queries.jsonl",
+        "--run",
+        "run.jsonl",
+        "--depth",
+        "5",
+        "--corpus",
+        "corpus.jsonl",
+    ]);
+    assert_eq!(o2.code, 0, "{}", o2.stderr);
+    for (what, out, key) in [("sample", &o.stdout, "text"), ("pool", &o2.stdout, "text")] {
+        assert!(!out.contains("##[") && !out.contains('\u{202E}'), "{what}: {out}");
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(v[key], text, "{what}");
+    }
+}
