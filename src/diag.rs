@@ -31,8 +31,8 @@ impl std::error::Error for UserError {}
 pub fn input_error(path: &Path, line: Option<usize>, msg: impl fmt::Display) -> anyhow::Error {
     anyhow::Error::new(UserError {
         message: match line {
-            Some(l) => format!("{}:{l}: {msg}", path.display()),
-            None => format!("{}: {msg}", path.display()),
+            Some(l) => format!("{}:{l}: {msg}", crate::escape::path(path)),
+            None => format!("{}: {msg}", crate::escape::path(path)),
         },
         hint: None,
     })
@@ -47,8 +47,8 @@ pub fn input_error_hint(
 ) -> anyhow::Error {
     anyhow::Error::new(UserError {
         message: match line {
-            Some(l) => format!("{}:{l}: {msg}", path.display()),
-            None => format!("{}: {msg}", path.display()),
+            Some(l) => format!("{}:{l}: {msg}", crate::escape::path(path)),
+            None => format!("{}: {msg}", crate::escape::path(path)),
         },
         hint: Some(hint.into()),
     })
@@ -93,7 +93,7 @@ pub fn name_some(names: &[&str], max: usize) -> String {
     let mut s = names
         .iter()
         .take(max)
-        .map(|n| format!("`{n}`"))
+        .map(|n| format!("`{}`", crate::escape::terminal(n)))
         .collect::<Vec<_>>()
         .join(", ");
     if names.len() > max {

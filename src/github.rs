@@ -91,14 +91,12 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Table cells and summaries in Markdown: a `|` would split the cell, and
-/// `<`/`>` could open HTML that swallows the rest of the summary.
+/// Table cells and summaries in Markdown, escaped as every Markdown report
+/// is ([`crate::escape::markdown`]): a `|` would split the cell, `<`/`>`
+/// could open HTML that swallows the rest of the summary, a `[..](..)`
+/// would link, and an `@name` would notify someone.
 fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace(['\r', '\n'], " ")
+    crate::escape::markdown(s)
 }
 
 /// What a failed check says, in words: the drop, the values, the tolerance
@@ -216,9 +214,9 @@ pub fn summary(outcome: &GateOutcome, full_markdown: &str, report: &Path) -> Str
     } else {
         let _ = writeln!(
             s,
-            "The full report ({} KiB) does not fit in a job summary; it is at `{}` (the `report` output).",
+            "The full report ({} KiB) does not fit in a job summary; it is at {} (the `report` output).",
             full_markdown.len() / 1024,
-            md_cell(&report.display().to_string())
+            crate::escape::markdown_code(&report.display().to_string())
         );
     }
     s
@@ -290,6 +288,10 @@ mod tests {
 
     #[test]
     fn markdown_cells_cannot_break_the_table() {
-        assert_eq!(md_cell("a|b<details>\nc"), "a\\|b&lt;details&gt; c");
+        assert_eq!(md_cell("a|b<details>\nc"), "a\\|b&lt;details&gt;\\nc");
+        assert_eq!(
+            md_cell("@org/team [x](http://e)"),
+            "@&#8203;org/team \\[x\\](http://e)"
+        );
     }
 }

@@ -394,7 +394,8 @@ pub fn run(
             "name the program and its arguments",
         ));
     }
-    let shown = cmd.argv.join(" ");
+    // Echoed in messages: an argument may hold a newline.
+    let shown = crate::escape::terminal(&cmd.argv.join(" ")).into_owned();
     let f = execute(&cmd.argv, &cmd.dir, queries_jsonl(gold), cmd.timeout, name, progress).map_err(|e| {
         usage_error(
             format!("retriever `{name}`: cannot run `{shown}` in {}: {e}", cmd.dir.display()),

@@ -103,10 +103,10 @@ fn check_plot_name(p: &Path) -> Result<()> {
         .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
     if !svg {
         return Err(usage_error(
-            format!("--plot {}: the chart is SVG, and this name says otherwise", p.display()),
+            format!("--plot {}: the chart is SVG, and this name says otherwise", crate::escape::path(p)),
             format!(
                 "name it {}; convert it afterwards if you need another format (rsvg-convert, inkscape, a browser)",
-                p.with_extension("svg").display()
+                crate::escape::path(&p.with_extension("svg"))
             ),
         ));
     }
@@ -204,7 +204,7 @@ fn history(name: &str, plot: Option<&Path>, stratum: Option<&str>, global: &Glob
     if let Some(p) = plot {
         write_atomic(p, view::plot_svg(name, &entries, &gated, scope).as_bytes())?;
         if !global.quiet {
-            eprintln!("wrote {}", p.display());
+            eprintln!("wrote {}", crate::escape::path(p));
         }
     }
     Ok(0)

@@ -56,7 +56,9 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
         out.push_str(&json!({"id": q.id, "text": q.text, "stratum": q.stratum}).to_string());
         out.push('\n');
     }
-    emit(global.output.as_deref(), &out)?;
+    // JSON lines keep their values; `##[` and bidi controls in a logged
+    // query are escaped inside the strings (see `escape::json`).
+    emit(global.output.as_deref(), &crate::escape::json(out))?;
     if !global.quiet {
         eprint!("{}", out::sample_mix(&log, &picked, rows, args.seed));
     }
@@ -93,7 +95,13 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         seed: args.seed,
     })?;
     warnings.emit(global.quiet);
-    emit(global.output.as_deref(), &sheet::render(&rows, format)?)?;
+    let text = sheet::render(&rows, format)?;
+    let text = match format {
+        // As for `sample`: the same values, no `##[` a CI log would run.
+        SheetFormat::Jsonl => crate::escape::json(text),
+        SheetFormat::Csv => text,
+    };
+    emit(global.output.as_deref(), &text)?;
     if !global.quiet {
         let queries: std::collections::HashSet<&str> = rows.iter().map(|r| r.query_id.as_str()).collect();
         let filled = rows.iter().filter(|r| r.grade.is_some()).count();
@@ -264,7 +272,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
     let rows = sheet::read(&args.sheet)?;
     if rows.is_empty() {
         return Err(usage_error(
-            format!("{}: the sheet has no rows", args.sheet.display()),
+            format!("{}: the sheet has no rows", crate::escape::path(&args.sheet)),
             "make one with `rgate gold pool`",
         ));
     }
@@ -298,7 +306,7 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
     drop(term);
     eprintln!(
         "{}: {} of {} labeled; saved",
-        args.sheet.display(),
+        crate::escape::path(&args.sheet),
         session.labeled(),
         count(session.rows.len(), "row", "rows")
     );
@@ -394,12 +402,10 @@ fn screen_lines(s: &Session, path: &std::path::Path, w: usize, h: usize) -> Vec<
     };
     lines.push((format!("chunk   {}  {grade}", printable(&row.chunk_id)), true));
     let room = h.saturating_sub(lines.len() + 2);
-    let text = row
-        .text
-        .as_deref()
-        .map(printable)
-        .unwrap_or_else(|| "(no text: pass --corpus to gold pool)".into());
-    let body: Vec<String> = text.lines().flat_map(|l| wrap(l, w - 8)).collect();
+    let body: Vec<String> = match row.text.as_deref() {
+        Some(text) => text.lines().flat_map(|l| wrap(&printable(l), w - 8)).collect(),
+        None => vec!["(no text: pass --corpus to gold pool)".into()],
+    };
     for (i, l) in body.iter().enumerate() {
         if i + 1 == room && body.len() > room {
             lines.push((format!("        … {} more lines", body.len() - i), false));

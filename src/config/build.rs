@@ -287,7 +287,7 @@ fn retrievers(cx: &Cx, raw: Vec<Spanned<RawRetriever>>) -> Result<Vec<Retriever>
         if !valid_retriever_name(name) {
             return Err(cx.bad(
                 name_line,
-                format!("retriever name `{name}` is not allowed"),
+                format!("retriever name `{}` is not allowed", crate::escape::terminal(name)),
                 "names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}: they become file names in the baseline directory",
             ));
         }

@@ -47,9 +47,10 @@ pub(super) fn plan(
                     match id {
                         Some(i) => ids.push(i),
                         None => warnings.push(format!(
-                            "rule for {}: stratum `{n}` is not in the gold set; strata: {}",
+                            "rule for {}: stratum `{}` is not in the gold set; strata: {}",
                             rule.metric,
-                            gold.strata.join(", ")
+                            crate::escape::terminal(n),
+                            crate::escape::terminal(&gold.strata.join(", "))
                         )),
                     }
                 }

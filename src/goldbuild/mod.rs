@@ -21,17 +21,15 @@ pub mod suggest;
 
 use sha2::{Digest, Sha256};
 
-/// Control characters from a user's file never reach the terminal raw.
+/// A value from a user's file as the labeler and the gold-building
+/// commands echo it: one line, its control, bidi and other invisible
+/// characters shown as escapes (`\n`, `\u{202e}`), no CI command (see
+/// [`crate::escape::terminal`]). A `U+202E` in a chunk's text would
+/// otherwise reverse what the labeler shows, and a `\n::error::` in a
+/// labeler's name would forge a workflow command in a CI log. Text of
+/// several lines is split first and each line passed through.
 pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    crate::escape::terminal(s).into_owned()
 }
 
 /// Case and whitespace folded: two log lines that differ only there are the

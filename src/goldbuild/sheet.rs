@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::excerpt;
 use crate::diag::{input_error, input_error_hint};
+use crate::escape::{csv_cell, csv_value};
 use crate::fsutil::Rewrite;
 
 /// Who gave a grade.
@@ -147,8 +148,9 @@ fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
             input_error(path, line, format!("bad CSV row: {e}"))
         })?;
         let line = rec.position().map(|p| p.line() as usize);
-        let get = |name: &str| col(name).and_then(|i| rec.get(i)).unwrap_or("");
-        let opt = |name: &str| Some(get(name).to_string()).filter(|s| !s.is_empty());
+        // Cells as `render` wrote them: formulas neutralised, undone here.
+        let get = |name: &str| csv_value(col(name).and_then(|i| rec.get(i)).unwrap_or(""));
+        let opt = |name: &str| Some(get(name).into_owned()).filter(|s| !s.is_empty());
         let grade = match get("grade").trim() {
             "" => None,
             g => Some(g.parse::<i32>().map_err(|_| {
@@ -172,10 +174,10 @@ fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
             }
         };
         let row = SheetRow {
-            query_id: rec.get(qi).unwrap_or("").to_string(),
+            query_id: csv_value(rec.get(qi).unwrap_or("")).into_owned(),
             query: get("query").to_string(),
             stratum: get("stratum").to_string(),
-            chunk_id: rec.get(ci).unwrap_or("").to_string(),
+            chunk_id: csv_value(rec.get(ci).unwrap_or("")).into_owned(),
             text: opt("text"),
             grade,
             source: opt("source"),
@@ -228,10 +230,15 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
             Ok(out)
         }
         SheetFormat::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
+            // A sheet opens in a spreadsheet: every cell through `csv_cell`
+            // (a chunk text `=HYPERLINK(..)` stays text), and `;` quoted
+            // (the csv crate quotes the "comment" byte wherever it occurs).
+            let mut w = csv::WriterBuilder::new()
+                .comment(Some(b';'))
+                .from_writer(Vec::new());
             w.write_record(COLUMNS)?;
             for r in rows {
-                w.write_record([
+                let cells = [
                     r.query_id.as_str(),
                     &r.query,
                     &r.stratum,
@@ -242,7 +249,8 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
                     r.labeler.as_deref().unwrap_or(""),
                     if r.verified { "true" } else { "false" },
                     r.labeled_at.as_deref().unwrap_or(""),
-                ])?;
+                ];
+                w.write_record(cells.iter().map(|c| csv_cell(c).into_owned()))?;
             }
             Ok(String::from_utf8(w.into_inner()?)?)
         }

@@ -73,7 +73,8 @@ pub fn suggest(
         );
         input.push('\n');
     }
-    let prog = cmd.first().map(String::as_str).unwrap_or("");
+    // Echoed in messages: an argument may hold a newline.
+    let prog = crate::escape::terminal(cmd.first().map(String::as_str).unwrap_or("")).into_owned();
     let f = retriever::execute(
         cmd,
         Path::new(""),
@@ -164,7 +165,7 @@ pub fn suggest(
             usage_error(
                 format!(
                     "`{}` wrote a bad line {} on stdout: {e}: {}{}",
-                    cmd[0],
+                    prog,
                     n + 1,
                     excerpt(line),
                     stderr_note(tail)
@@ -176,7 +177,7 @@ pub fn suggest(
             return Err(usage_error(
                 format!(
                     "`{}` gave grade {} on line {}; grades are 0..3",
-                    cmd[0],
+                    prog,
                     a.grade,
                     n + 1
                 ),

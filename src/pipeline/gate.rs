@@ -193,7 +193,10 @@ fn check_overrides(config: &Config, selected: &[&Retriever], overrides: &Overrid
             config.retriever(name)?;
             if !selected.iter().any(|r| &r.name == name) {
                 return Err(usage_error(
-                    format!("{flag} {name}=...: `{name}` is not among the retrievers selected"),
+                    format!(
+                        "{flag} {0}=...: `{0}` is not among the retrievers selected",
+                        crate::escape::terminal(name)
+                    ),
                     "name it as a positional argument too, or drop the override",
                 ));
             }

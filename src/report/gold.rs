@@ -44,7 +44,7 @@ pub fn validation(v: &Validation, format: Format) -> String {
         _ => {
             let mut s = format!(
                 "gold {}: {}, {}, fingerprint {}\n",
-                gold.path.display(),
+                escape::path(&gold.path),
                 count(gold.len(), "query", "queries"),
                 count(gold.strata.len(), "stratum", "strata"),
                 gold.fingerprint()
@@ -177,7 +177,7 @@ fn power_note(st: &GoldStats) -> String {
     }
     st.without_baseline
         .iter()
-        .map(|n| format!("`{n}` has no baseline yet; "))
+        .map(|n| format!("`{}` has no baseline yet; ", escape::terminal(n)))
         .collect()
 }
 
@@ -191,7 +191,11 @@ pub fn stats(st: &GoldStats, format: Format) -> String {
         Format::Markdown => format!("{}\n{}\n\n{}", t.markdown(), mix.join(", "), mde.markdown()),
         Format::Csv => t.csv(),
         _ => {
-            let mut s = format!("gold {} · {}\n\n", st.gold.path.display(), st.gold.fingerprint());
+            let mut s = format!(
+                "gold {} · {}\n\n",
+                escape::path(&st.gold.path),
+                st.gold.fingerprint()
+            );
             s += &t.text();
             s += &format!("\nlabels by grade: {}\n", mix.join(", "));
             if !mde.rows.is_empty() {

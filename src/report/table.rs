@@ -137,7 +137,7 @@ impl Table {
         out
     }
 
-    /// RFC 4180: quote fields holding a comma, quote or line break.
+    /// RFC 4180, every cell through [`csv_field`].
     pub fn csv(&self) -> String {
         let mut out = String::new();
         let mut line = |cells: &[String]| {
@@ -154,10 +154,14 @@ impl Table {
 }
 
 /// A CSV cell: neutralised as plain text (a CSV on stdout is read by
-/// terminals and CI runners too), then quoted when it must be.
+/// terminals and CI runners too), then for spreadsheets (a cell that would
+/// open a formula gets a leading `'`; numbers stay numbers, see
+/// [`escape::csv_cell`]), then quoted when it holds a comma, quote, line
+/// break or `;` (the separator of comma-decimal locales).
 pub fn csv_field(c: &str) -> String {
-    let c = escape::terminal(c);
-    if c.contains([',', '"', '\n', '\r']) {
+    let t = escape::terminal(c);
+    let c = escape::csv_cell(&t);
+    if c.contains([',', '"', '\n', '\r', ';']) {
         format!("\"{}\"", c.replace('"', "\"\""))
     } else {
         c.to_string()

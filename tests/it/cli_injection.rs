@@ -216,7 +216,7 @@ fn eval_per_query_in_every_format() {
     ]);
     let o = run(c);
     assert!(
-        o.stdout.contains("recall@10\t\u{200B}::error::id\t0.0000\n"),
+        o.stdout.contains("recall@10\t\\u{3a}:error::id\t0.0000\n"),
         "{}",
         o.stdout
     );

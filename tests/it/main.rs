@@ -39,6 +39,7 @@ mod gate_stages;
 mod gate_values;
 mod gold_team;
 mod layering;
+mod neutralise;
 mod processes;
 mod properties_eval;
 mod properties_gate;
