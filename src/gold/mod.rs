@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
-use crate::diag::{input_error, input_error_hint, read_text_input, strip_bom, Warnings};
+use crate::diag::{input_error, input_error_hint, strip_bom, Warnings};
 
 mod builder;
 mod index;
@@ -229,7 +229,7 @@ impl GoldSet {
     /// content. `strata_file` applies to TREC qrels only.
     pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
         let hint = "check the path; gold sets are YAML, JSON, JSONL or TREC qrels";
-        let raw = read_text_input(path, "gold set", hint, hint)?;
+        let raw = crate::input::read_text(path, "gold set", crate::input::GOLD_LIMIT, hint, hint)?;
         // A byte order mark would otherwise become part of the first query
         // id (qrels: a phantom query) or a syntax error (JSON).
         let bytes = strip_bom(&raw);

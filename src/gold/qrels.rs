@@ -14,8 +14,12 @@ use crate::diag::{excerpt, input_error, input_error_hint, line_of, name_some, st
 // ---- TREC qrels -----------------------------------------------------------
 
 pub(super) fn read_strata_file(path: &Path) -> Result<Vec<(String, String, usize)>> {
-    let raw =
-        std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read strata file: {e}")))?;
+    let raw = crate::input::read(
+        path,
+        "strata file",
+        crate::input::GOLD_LIMIT,
+        "check the --strata path; a strata file has `qid<TAB>stratum` lines",
+    )?;
     let bytes = strip_bom(&raw);
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
