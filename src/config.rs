@@ -668,10 +668,11 @@ mod tests {
     #[test]
     fn value_errors_name_the_value_line() {
         let e = err_at("gold: g\nmetrics: [mrr]\nbaseline_depth: -1\n", 3);
-        assert!(
-            e.contains("invalid config: a number of ranked ids, or `all`"),
-            "{e}"
-        );
+        assert!(e.contains("baseline_depth -1 is negative"), "{e}");
+        let e = err_at("gold: g\nbaseline_depth: 1.5\nmetrics: [mrr]\n", 2);
+        assert!(e.contains("baseline_depth 1.5 is not a whole number"), "{e}");
+        let e = err_at("gold: g\nbaseline_depth: 1e300\nmetrics: [mrr]\n", 2);
+        assert!(e.contains("baseline_depth 1e300 is too large"), "{e}");
         let e = err_at("gold: g\n# depth\nbaseline_depth: 5\nmetrics: [recall@10]\n", 3);
         assert!(
             e.contains("baseline_depth 5 is below the deepest cutoff in use (10)"),

@@ -298,8 +298,15 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {
         }
         return GoldFormat::Json;
     }
+    // A qrels line is `qid iter docid grade`; a YAML gold set's first line
+    // is a key (`version: 1`) or a list item (`- id: q1`), never four
+    // bare words. So four fields, or an iteration column of 0/Q0, mean
+    // qrels even when the grade is bad (`q1 0 d1 x`): the qrels reader then
+    // says what is wrong on that line, not YAML that no map was found.
     let fields: Vec<&str> = first.split_whitespace().collect();
-    if fields.len() == 4 && fields[3].parse::<i64>().is_ok() {
+    let yaml_like = fields.first() == Some(&"-") || fields.iter().any(|f| f.ends_with(':'));
+    let iter_column = fields.len() >= 3 && (fields[1] == "0" || fields[1].eq_ignore_ascii_case("q0"));
+    if !yaml_like && (fields.len() == 4 || iter_column) {
         return GoldFormat::Qrels;
     }
     GoldFormat::Yaml

@@ -142,11 +142,15 @@ fn qrels_fields<'t>(path: &Path, line: &'t str, line_no: usize) -> Result<Option
         ));
     };
     let grade: i32 = grade.parse().map_err(|_| {
-        input_error(
-            path,
-            Some(line_no),
-            format!("grade `{}` is not an integer", excerpt(grade)),
-        )
+        let digits = grade.strip_prefix(['-', '+']).unwrap_or(grade);
+        let why = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            "is out of range (grades are integers below 2^31)"
+        } else if grade.parse::<f64>().is_ok_and(f64::is_finite) {
+            "is a decimal number; grades are integers (0 = judged non-relevant, 1, 2, ...)"
+        } else {
+            "is not an integer"
+        };
+        input_error(path, Some(line_no), format!("grade `{}` {why}", excerpt(grade)))
     })?;
     Ok(Some((qid, doc, grade)))
 }

@@ -1,7 +1,8 @@
 //! Issue 25 items 7 and 10: every input rgate reads is a regular file of a
 //! bounded size (or, read line by line, of bounded lines); FIFOs and
 //! devices are refused at once instead of blocking or never ending; and
-//! a duplicate key or a duplicate corpus id is an error at its line.
+//! the messages for a bad qrels grade, a duplicate key and a duplicate
+//! corpus id say what is wrong, where.
 //!
 //! The hang cases run the built binary as a child with a deadline: a FIFO
 //! with no writer used to block rgate forever, so a test that simply waited
@@ -399,6 +400,63 @@ fn a_corpus_id_given_twice_is_refused_at_its_line() {
     assert!(
         o.stderr
             .contains("corpus.jsonl:3: corpus id `z` appears again (first at line 2)"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn messages_say_what_is_wrong_at_the_right_line() {
+    let p = project();
+    // A one-line qrels file with a bad grade is qrels, not failed YAML.
+    for (text, want) in [
+        ("q1 0 a x\n", "q.txt:1: grade `x` is not an integer"),
+        ("q1 0 a 1e3\n", "q.txt:1: grade `1e3` is a decimal number"),
+        (
+            "q1 0 a 99999999999\n",
+            "q.txt:1: grade `99999999999` is out of range",
+        ),
+        (
+            "q1 0 a\n",
+            "q.txt:1: expected 4 fields `qid iter docid grade`, found 3",
+        ),
+    ] {
+        p.write("q.txt", text);
+        let o = p.run(&["eval", "--gold", "q.txt", "--run", "run.txt"]);
+        assert_eq!(o.code, 2, "{text}: {}", o.stderr);
+        assert!(o.stderr.contains(want), "{text}: want {want}\n{}", o.stderr);
+    }
+    // A whole grade written as a decimal number: said so, not "1000 is not
+    // an integer".
+    p.write(
+        "g2.yaml",
+        "version: 1\nqueries:\n  - id: q1\n    relevant: {a: 1e3}\n",
+    );
+    let o = p.run(&["eval", "--gold", "g2.yaml", "--run", "run.txt"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("g2.yaml:4: invalid gold set: grade 1000.0 is written as a decimal number (as 1e3 or 1000.0 are); grades are integers: write 1000"),
+        "{}",
+        o.stderr
+    );
+    // A tiny alpha is echoed in a few characters, not 320 digits.
+    let o = p.run(&[
+        "compare", "--gold", "g.yaml", "run.txt", "run.txt", "--alpha", "1e-320",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("alpha 1e-320;"), "{}", o.stdout);
+    assert!(o.stdout.contains("adjusted p < 1e-320."), "{}", o.stdout);
+    assert!(!o.stdout.contains("0.0000000000"), "{}", o.stdout);
+    // baseline_depth: -1 at its own line, saying it is negative.
+    p.write(
+        "c2.yaml",
+        "gold: g.yaml\nmetrics: [mrr]\n# how deep\nbaseline_depth: -1\nretrievers:\n  - name: a\n    run: run.txt\n",
+    );
+    let o = p.run(&["--config", "c2.yaml", "gate"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("c2.yaml:4: invalid config: baseline_depth -1 is negative"),
         "{}",
         o.stderr
     );
