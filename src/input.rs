@@ -56,10 +56,11 @@ pub const LOG_LIMIT: u64 = 1024 * MIB;
 pub const JSON_RUN_LIMIT: u64 = 2048 * MIB;
 /// One line of a file read line by line (JSONL or TREC run, chunk map,
 /// corpus). A JSONL run line holds a query's whole ranking: 1,000 results
-/// with their locations are about 110 KB, so 16 MiB is 150 times that.
-/// Parsing a line costs several times its length (a 59 MB line of results
-/// took 1.09 GB), so this cap is what bounds a streamed reader's memory.
-pub const LINE_LIMIT: usize = 16 * MIB as usize;
+/// with their locations are about 110 KB, 10,000 about 1.1 MB, so 4 MiB is
+/// 37 times the first. Judging a line costs twenty-odd times its length
+/// (a 59 MB line took 1.15 GB, a 15 MB one 380 MB), so this cap is what
+/// bounds a streamed reader's memory: about 100 MB at worst.
+pub const LINE_LIMIT: usize = 4 * MIB as usize;
 
 /// `n` bytes for a message: `16 MiB`, `1.5 GiB`, `912 bytes`.
 pub fn size(n: u64) -> String {
@@ -141,8 +142,8 @@ pub fn open(path: &Path, what: &str, hint: &str) -> Result<File> {
         return Err(input_error_hint(
             path,
             None,
-            format!("is {}, not a {what} file", kind(meta.file_type())),
-            format!("give the path of a regular file; rgate reads a {what} only from a file"),
+            format!("not a regular file but {}", kind(meta.file_type())),
+            format!("give the {what} as the path of a regular file (rgate reads no pipe or device)"),
         ));
     }
     Ok(file)
@@ -377,18 +378,18 @@ mod tests {
     fn devices_directories_and_fifos_are_refused_without_blocking() {
         let d = tempfile::tempdir().unwrap();
         let e = read(d.path(), "config", 10, "h").unwrap_err().to_string();
-        assert!(e.contains(": is a directory, not a config file\n"), "{e}");
+        assert!(e.contains(": not a regular file but a directory\n"), "{e}");
         let e = read(Path::new("/dev/zero"), "config", 10, "h")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("is a character device"), "{e}");
+        assert!(e.contains("not a regular file but a character device"), "{e}");
         let fifo = d.path().join("p");
         let ok = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(ok.success());
         // No writer: a blocking open would never return.
         let e = read(&fifo, "gold set", 10, "h").unwrap_err().to_string();
-        assert!(e.contains("is a named pipe (FIFO)"), "{e}");
+        assert!(e.contains("not a regular file but a named pipe (FIFO)"), "{e}");
         let e = Lines::open(&fifo, "run", "h").err().unwrap().to_string();
-        assert!(e.contains("is a named pipe (FIFO)"), "{e}");
+        assert!(e.contains("not a regular file but a named pipe (FIFO)"), "{e}");
     }
 }
