@@ -75,7 +75,7 @@ pub fn size(n: u64) -> String {
         return format!("{n} bytes");
     };
     let x = n as f64 / unit as f64;
-    if n % unit == 0 {
+    if n.is_multiple_of(unit) {
         format!("{} {name}", n / unit)
     } else {
         format!("{x:.1} {name}")
@@ -87,7 +87,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
