@@ -15,9 +15,7 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diag::{
-    clip_message, excerpt, input_error, input_error_hint, line_of, read_text_input, strip_bom,
-};
+use crate::diag::{clip_message, excerpt, input_error, input_error_hint, looks_binary};
 use crate::judge::Located;
 
 const LINE_HINT: &str =
@@ -124,15 +122,13 @@ impl ChunkMap {
     /// Reads a JSONL chunk map. Every line is checked: ids unique, offsets
     /// integers with start < end. An error names the file and line.
     pub fn load(path: &Path) -> Result<ChunkMap> {
-        let raw = read_text_input(
+        // Read line by line: a chunk map grows with the corpus, and only
+        // its lines need a limit (README "Input limits").
+        let mut lines = crate::input::Lines::open(
             path,
             "chunk map",
             "check the path; a chunk map is JSONL, one {\"id\", \"doc\", \"start\", \"end\"} per line",
-            LINE_HINT,
         )?;
-        let bytes = strip_bom(&raw);
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
         let mut m = ChunkMap {
             path: path.to_path_buf(),
             docs: Vec::new(),
@@ -140,12 +136,22 @@ impl ChunkMap {
         };
         let mut doc_index: HashMap<String, u32> = HashMap::new();
         let mut first_line: HashMap<String, usize> = HashMap::new();
-        for (i, line) in text.lines().enumerate() {
+        let mut buf = Vec::new();
+        while let Some(line_no) = lines.next_line(&mut buf)? {
+            if looks_binary(&buf) {
+                return Err(input_error_hint(
+                    path,
+                    Some(line_no),
+                    "not a text file (it contains NUL bytes), so not a chunk map",
+                    LINE_HINT,
+                ));
+            }
+            let line =
+                std::str::from_utf8(&buf).map_err(|_| input_error(path, Some(line_no), "not valid UTF-8"))?;
             let t = line.trim();
             if t.is_empty() {
                 continue;
             }
-            let line_no = i + 1;
             let bad = |msg: String| input_error_hint(path, Some(line_no), msg, LINE_HINT);
             let l: Line = serde_json::from_str(t)
                 .map_err(|e| bad(format!("not a chunk: {}", clip_message(&e.to_string()))))?;

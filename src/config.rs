@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Deserialize;
 
-use crate::diag::{input_error_hint, suggest, unknown_key_hint};
+use crate::diag::{input_error, input_error_hint, suggest, unknown_key_hint};
 use crate::metrics::Metric;
 // The command a retriever runs is the retriever module's (the layer below):
 // re-exported so `config::RetrieverCommand` keeps working.
@@ -357,15 +357,20 @@ impl Config {
                 )
             })?,
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            input_error_hint(
+        let raw = crate::input::read(
+            &path,
+            "config",
+            crate::input::CONFIG_LIMIT,
+            "check the --config path (or RGATE_CONFIG)",
+        )?;
+        let text = std::str::from_utf8(&raw).map_err(|e| {
+            input_error(
                 &path,
-                None,
-                format!("cannot read config: {e}"),
-                "check the --config path (or RGATE_CONFIG)",
+                Some(crate::diag::line_of(&raw, e.valid_up_to())),
+                "cannot read config: not valid UTF-8",
             )
         })?;
-        Config::parse(&path, &text)
+        Config::parse(&path, text)
     }
 
     /// Reads a config's text (`path` names it in messages and is the base
@@ -663,10 +668,11 @@ mod tests {
     #[test]
     fn value_errors_name_the_value_line() {
         let e = err_at("gold: g\nmetrics: [mrr]\nbaseline_depth: -1\n", 3);
-        assert!(
-            e.contains("invalid config: a number of ranked ids, or `all`"),
-            "{e}"
-        );
+        assert!(e.contains("baseline_depth -1 is negative"), "{e}");
+        let e = err_at("gold: g\nbaseline_depth: 1.5\nmetrics: [mrr]\n", 2);
+        assert!(e.contains("baseline_depth 1.5 is not a whole number"), "{e}");
+        let e = err_at("gold: g\nbaseline_depth: 1e300\nmetrics: [mrr]\n", 2);
+        assert!(e.contains("baseline_depth 1e300 is too large"), "{e}");
         let e = err_at("gold: g\n# depth\nbaseline_depth: 5\nmetrics: [recall@10]\n", 3);
         assert!(
             e.contains("baseline_depth 5 is below the deepest cutoff in use (10)"),

@@ -193,36 +193,6 @@ pub fn looks_binary(head: &[u8]) -> bool {
     memchr::memchr(0, head).is_some()
 }
 
-/// Reads an input file whole, refusing one that is not text (a NUL byte in
-/// its first 64 KiB), so every loader says the same when pointed at the
-/// wrong file. `what` names the input in errors ("gold set"); `read_hint`
-/// follows a read error, `binary_hint` a binary file. The byte order mark,
-/// if any, is left for the caller's [`strip_bom`].
-pub fn read_text_input(
-    path: &Path,
-    what: &str,
-    read_hint: &str,
-    binary_hint: &str,
-) -> anyhow::Result<Vec<u8>> {
-    let raw = std::fs::read(path).map_err(|e| {
-        input_error_hint(
-            path,
-            None,
-            format!("cannot read {what}: {e}"),
-            read_hint.to_string(),
-        )
-    })?;
-    if looks_binary(&raw[..raw.len().min(64 * 1024 + BOM.len())]) {
-        return Err(input_error_hint(
-            path,
-            None,
-            format!("not a text file (it contains NUL bytes), so not a {what}"),
-            binary_hint.to_string(),
-        ));
-    }
-    Ok(raw)
-}
-
 /// How deeply a YAML input may nest. Gold sets and configs need about five
 /// levels. serde-saphyr's own budget stops at 64 levels too (its
 /// `Budget::max_depth` default), but [`yaml_guard`] says so first, in one

@@ -7,8 +7,8 @@
 //! reports render what it decided.
 //!
 //! Layers, top to bottom; a module uses its own layer and the layers below
-//! it, never one above (and [`diag`], [`escape`] and [`fsutil`] serve every
-//! layer):
+//! it, never one above (and [`diag`], [`escape`], [`fsutil`] and [`input`]
+//! serve every layer):
 //!
 //! | layer | modules | role |
 //! |---|---|---|
@@ -63,6 +63,7 @@ pub mod github;
 pub mod gitref;
 pub mod gold;
 pub mod goldbuild;
+pub mod input;
 pub mod judge;
 pub mod metrics;
 pub mod origin;

@@ -120,11 +120,56 @@ pub(super) struct RawRule {
     pub strata: Option<Spanned<RawStrata>>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged, expecting = "a number of ranked ids, or `all`")]
+/// `baseline_depth:` as written: a count, or a word (only `all` is valid;
+/// the build step says so). A number that cannot be a count is refused
+/// here, saying why (`-1` is negative, `1.5` not whole), at its line.
 pub(super) enum RawDepth {
     Ids(u32),
     Word(String),
+}
+
+impl<'de> Deserialize<'de> for RawDepth {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const HINT: &str =
+            "give how many ranked ids a baseline keeps per query (1 or more, e.g. 100), or `all`";
+        impl Visitor<'_> for V {
+            type Value = RawDepth;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number of ranked ids, or `all`")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawDepth, E> {
+                u32::try_from(v)
+                    .map(RawDepth::Ids)
+                    .map_err(|_| E::custom(format!("baseline_depth {v} is too large; {HINT}")))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawDepth, E> {
+                match u64::try_from(v) {
+                    Ok(u) => self.visit_u64(u),
+                    Err(_) => Err(E::custom(format!("baseline_depth {v} is negative; {HINT}"))),
+                }
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawDepth, E> {
+                let n = crate::diag::number(v);
+                Err(E::custom(if v.fract() != 0.0 || !v.is_finite() {
+                    format!("baseline_depth {n} is not a whole number; {HINT}")
+                } else if v < 0.0 {
+                    format!("baseline_depth {n} is negative; {HINT}")
+                } else if v > f64::from(u32::MAX) {
+                    format!("baseline_depth {n} is too large; {HINT}")
+                } else {
+                    format!(
+                        "baseline_depth {n} is written as a decimal number; write {}",
+                        v as u64
+                    )
+                }))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawDepth, E> {
+                Ok(RawDepth::Word(s.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `strata: name` or `strata: [a, b]`, each name with its line (an

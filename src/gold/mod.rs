@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
-use crate::diag::{input_error, input_error_hint, read_text_input, strip_bom, Warnings};
+use crate::diag::{input_error, input_error_hint, strip_bom, Warnings};
 
 mod builder;
 mod index;
@@ -229,7 +229,7 @@ impl GoldSet {
     /// content. `strata_file` applies to TREC qrels only.
     pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
         let hint = "check the path; gold sets are YAML, JSON, JSONL or TREC qrels";
-        let raw = read_text_input(path, "gold set", hint, hint)?;
+        let raw = crate::input::read_text(path, "gold set", crate::input::GOLD_LIMIT, hint, hint)?;
         // A byte order mark would otherwise become part of the first query
         // id (qrels: a phantom query) or a syntax error (JSON).
         let bytes = strip_bom(&raw);
@@ -305,8 +305,15 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> GoldFormat {
         }
         return GoldFormat::Json;
     }
+    // A qrels line is `qid iter docid grade`; a YAML gold set's first line
+    // is a key (`version: 1`) or a list item (`- id: q1`), never four
+    // bare words. So four fields, or an iteration column of 0/Q0, mean
+    // qrels even when the grade is bad (`q1 0 d1 x`): the qrels reader then
+    // says what is wrong on that line, not YAML that no map was found.
     let fields: Vec<&str> = first.split_whitespace().collect();
-    if fields.len() == 4 && fields[3].parse::<i64>().is_ok() {
+    let yaml_like = fields.first() == Some(&"-") || fields.iter().any(|f| f.ends_with(':'));
+    let iter_column = fields.len() >= 3 && (fields[1] == "0" || fields[1].eq_ignore_ascii_case("q0"));
+    if !yaml_like && (fields.len() == 4 || iter_column) {
         return GoldFormat::Qrels;
     }
     GoldFormat::Yaml

@@ -143,9 +143,21 @@ impl<'de> Deserialize<'de> for Grade {
                     .map_err(|_| E::custom(format!("grade {v} is out of range")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Grade, E> {
-                Err(E::custom(format!(
-                    "grade {v} is not an integer; grades are integers"
-                )))
+                // `1e3` and `1000.0` are decimal numbers to YAML and JSON
+                // even when whole: say that, not "1000 is not an integer".
+                Err(E::custom(if v.fract() != 0.0 || !v.is_finite() {
+                    format!(
+                        "grade {} is not an integer; grades are integers",
+                        crate::diag::number(v)
+                    )
+                } else if i32::try_from(v as i64).is_ok() && v.abs() < 1e10 {
+                    format!(
+                        "grade {v:?} is written as a decimal number (as 1e3 or 1000.0 are); grades are integers: write {}",
+                        v as i64
+                    )
+                } else {
+                    format!("grade {} is out of range", crate::diag::number(v))
+                }))
             }
         }
         d.deserialize_any(V)

@@ -14,8 +14,12 @@ use crate::diag::{excerpt, input_error, input_error_hint, line_of, name_some, st
 // ---- TREC qrels -----------------------------------------------------------
 
 pub(super) fn read_strata_file(path: &Path) -> Result<Vec<(String, String, usize)>> {
-    let raw =
-        std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read strata file: {e}")))?;
+    let raw = crate::input::read(
+        path,
+        "strata file",
+        crate::input::GOLD_LIMIT,
+        "check the --strata path; a strata file has `qid<TAB>stratum` lines",
+    )?;
     let bytes = strip_bom(&raw);
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
@@ -138,11 +142,15 @@ fn qrels_fields<'t>(path: &Path, line: &'t str, line_no: usize) -> Result<Option
         ));
     };
     let grade: i32 = grade.parse().map_err(|_| {
-        input_error(
-            path,
-            Some(line_no),
-            format!("grade `{}` is not an integer", excerpt(grade)),
-        )
+        let digits = grade.strip_prefix(['-', '+']).unwrap_or(grade);
+        let why = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            "is out of range (grades are integers below 2^31)"
+        } else if grade.parse::<f64>().is_ok_and(f64::is_finite) {
+            "is a decimal number; grades are integers (0 = judged non-relevant, 1, 2, ...)"
+        } else {
+            "is not an integer"
+        };
+        input_error(path, Some(line_no), format!("grade `{}` {why}", excerpt(grade)))
     })?;
     Ok(Some((qid, doc, grade)))
 }

@@ -51,7 +51,12 @@ impl GoldDoc {
 
     /// Reads the gold file at `path`, in `format` (not qrels).
     pub fn read(path: &Path, format: GoldFormat) -> Result<GoldDoc> {
-        let raw = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read: {e}")))?;
+        let raw = crate::input::read(
+            path,
+            "gold set",
+            crate::input::GOLD_LIMIT,
+            "check the path of the gold set",
+        )?;
         let bytes = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
         let text = String::from_utf8_lossy(bytes);
         GoldDoc::parse(path, &text, format)

@@ -7,7 +7,6 @@
 //! relevant), and rows for labels the gold set already has come pre-filled.
 
 use std::collections::{HashMap, HashSet};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -15,7 +14,7 @@ use anyhow::Result;
 use super::provenance::{self, Provenance};
 use super::seeded_key;
 use super::sheet::{SheetRow, PERSON};
-use crate::diag::{input_error, input_error_hint, Warnings};
+use crate::diag::{excerpt, input_error, input_error_hint, Warnings};
 use crate::gold::GoldSet;
 use crate::judge;
 use crate::run::{self, KeepIds, RunOptions};
@@ -142,44 +141,78 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
     Ok((rows, warnings))
 }
 
+const CORPUS_HINT: &str = "the corpus is JSONL {\"id\", \"text\"}";
+
+/// One corpus line's id and text.
+fn corpus_row(path: &Path, line_no: usize, buf: &[u8]) -> Result<Option<(String, String)>> {
+    let line = std::str::from_utf8(buf).map_err(|_| input_error(path, Some(line_no), "not valid UTF-8"))?;
+    let t = line.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    #[derive(serde::Deserialize)]
+    struct Chunk {
+        id: serde_json::Value,
+        text: String,
+    }
+    let c: Chunk = serde_json::from_str(t)
+        .map_err(|e| input_error_hint(path, Some(line_no), format!("not a corpus row: {e}"), CORPUS_HINT))?;
+    let id = match c.id {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    };
+    Ok(Some((id, c.text)))
+}
+
 /// The texts of the wanted chunks, reading the corpus line by line so a
-/// corpus larger than memory still works.
+/// corpus larger than memory still works (one line at most
+/// [`crate::input::LINE_LIMIT`]). An id given twice is refused, wanted or
+/// not: which text a labeler would see would depend on the order. Ids are
+/// remembered by a 64-bit hash and their line (16 bytes each, not the id),
+/// and a repeated hash is confirmed by reading the first line again.
 fn corpus_texts(path: &Path, wanted: &HashSet<&str>) -> Result<HashMap<String, String>> {
-    let f = std::fs::File::open(path).map_err(|e| {
-        input_error_hint(
-            path,
-            None,
-            format!("cannot read the corpus: {e}"),
-            "the corpus is JSONL {\"id\", \"text\"}",
-        )
-    })?;
+    let mut lines = crate::input::Lines::open(path, "corpus", CORPUS_HINT)?;
     let mut out = HashMap::new();
-    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(|e| input_error(path, Some(i + 1), format!("cannot read: {e}")))?;
-        let t = line.trim().trim_start_matches('\u{feff}');
-        if t.is_empty() {
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let mut buf = Vec::new();
+    while let Some(line_no) = lines.next_line(&mut buf)? {
+        let Some((id, text)) = corpus_row(path, line_no, &buf)? else {
             continue;
-        }
-        #[derive(serde::Deserialize)]
-        struct Chunk {
-            id: serde_json::Value,
-            text: String,
-        }
-        let c: Chunk = serde_json::from_str(t).map_err(|e| {
-            input_error_hint(
-                path,
-                Some(i + 1),
-                format!("not a corpus row: {e}"),
-                "the corpus is JSONL {\"id\", \"text\"}",
-            )
-        })?;
-        let id = match c.id {
-            serde_json::Value::String(s) => s,
-            other => other.to_string(),
         };
+        let h = judge::doc_hash(id.as_bytes());
+        match seen.get(&h) {
+            None => {
+                seen.insert(h, u32::try_from(line_no).unwrap_or(u32::MAX));
+            }
+            Some(&first) => {
+                if corpus_id_at(path, first as usize)?.as_deref() == Some(id.as_str()) {
+                    return Err(input_error_hint(
+                        path,
+                        Some(line_no),
+                        format!(
+                            "corpus id `{}` appears again (first at line {first})",
+                            excerpt(&id)
+                        ),
+                        "give each chunk one line in the corpus",
+                    ));
+                }
+            }
+        }
         if wanted.contains(id.as_str()) {
-            out.insert(id, c.text);
+            out.insert(id, text);
         }
     }
     Ok(out)
+}
+
+/// The id on line `n` of the corpus (a repeated hash's first line).
+fn corpus_id_at(path: &Path, n: usize) -> Result<Option<String>> {
+    let mut lines = crate::input::Lines::open(path, "corpus", CORPUS_HINT)?;
+    let mut buf = Vec::new();
+    while let Some(line_no) = lines.next_line(&mut buf)? {
+        if line_no == n {
+            return Ok(corpus_row(path, line_no, &buf)?.map(|(id, _)| id));
+        }
+    }
+    Ok(None)
 }

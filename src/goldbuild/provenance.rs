@@ -17,7 +17,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::diag::{input_error, input_error_hint};
+use crate::diag::input_error_hint;
 use crate::gold::{detect_format, id_of, GoldDoc, GoldFormat};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,7 +38,12 @@ pub type ProvenanceMap = HashMap<String, HashMap<String, Provenance>>;
 /// The provenance recorded in a native gold file (the file is assumed to
 /// have loaded as a gold set already, so only this key is checked here).
 pub fn read(path: &Path) -> Result<ProvenanceMap> {
-    let bytes = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read: {e}")))?;
+    let bytes = crate::input::read(
+        path,
+        "gold set",
+        crate::input::GOLD_LIMIT,
+        "check the path of the gold set",
+    )?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let format = detect_format(path, bytes);
     if format == GoldFormat::Qrels {

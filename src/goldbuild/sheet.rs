@@ -80,14 +80,12 @@ const COLUMNS: [&str; 10] = [
 
 /// Reads a sheet; errors name the file and line.
 pub fn read(path: &Path) -> Result<Vec<SheetRow>> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        input_error_hint(
-            path,
-            None,
-            format!("cannot read the labeling sheet: {e}"),
-            "make one with `rgate gold pool`",
-        )
-    })?;
+    let bytes = crate::input::read(
+        path,
+        "labeling sheet",
+        crate::input::SHEET_LIMIT,
+        "make one with `rgate gold pool`",
+    )?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         input_error(

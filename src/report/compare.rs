@@ -56,7 +56,7 @@ impl CompareView<'_> {
         format!(
             "{test}; p {}; alpha {}; Holm across each run's rows",
             alt_name(self.alternative),
-            s.alpha
+            crate::diag::number(s.alpha)
         )
     }
 

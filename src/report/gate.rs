@@ -63,7 +63,7 @@ impl GateView<'_> {
         };
         format!(
             "{test}, alpha {}, decision {}, correction {}",
-            s.alpha,
+            crate::diag::number(s.alpha),
             s.decision.name(),
             s.correction.name()
         )

@@ -202,7 +202,7 @@ pub fn stats(st: &GoldStats, format: Format) -> String {
                 s += &format!(
                     "\nsmallest drop each gated check fails with 80% probability ({}, alpha {} over the gated checks; enough: a drop of twice the tolerance is caught):\n",
                     st.gate.as_ref().map_or("confident-drop", |g| g.decision.name()),
-                    st.gate.as_ref().map_or(0.05, |g| g.alpha)
+                    crate::diag::number(st.gate.as_ref().map_or(0.05, |g| g.alpha))
                 );
                 s += &mde.text();
             }

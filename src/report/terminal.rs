@@ -94,7 +94,7 @@ impl Exporter for Terminal {
         }
         out += &format!(
             "\n* adjusted p < {}. W/T/L: queries where the run is better / equal / worse than {}.\n",
-            v.settings.alpha,
+            crate::diag::number(v.settings.alpha),
             terminal(&v.runs[0].name)
         );
         Ok(out)

@@ -17,11 +17,15 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{keep_depth, JudgedRun, KeepIds, RunFormat, Tally};
 use crate::chunks::ChunkMap;
-use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, strip_bom};
+use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, looks_binary, strip_bom};
 use crate::gold::GoldSet;
 use crate::judge::{Located, Place, QueryLabels, Ranking};
 
@@ -35,15 +39,28 @@ pub fn read(
     keep: KeepIds,
     chunks: Option<&ChunkMap>,
 ) -> Result<(JudgedRun, usize)> {
-    let raw = std::fs::read(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
-    let bytes = strip_bom(&raw);
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     let mut acc = Acc::new(path, gold, labels, keep, chunks);
     match format {
-        RunFormat::Jsonl => read_lines(path, text, &mut acc)?,
+        RunFormat::Jsonl => {
+            // Streamed: memory is one line (at most LINE_LIMIT) and what
+            // is kept per query, whatever the file's size.
+            let mut lines = crate::input::Lines::open(path, "JSONL run", "check the path")?;
+            read_lines(path, &mut lines, &mut acc)?
+        }
         _ => {
-            let v: Value = serde_json::from_str(text).map_err(|e| {
+            let raw = crate::input::read(
+                path,
+                "JSON run",
+                crate::input::JSON_RUN_LIMIT,
+                "check the path; runs are TREC, JSON or JSONL files",
+            )?;
+            let bytes = strip_bom(&raw);
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
+            // The map's values stay unparsed text until their turn, so a
+            // large run costs its size and one query's ranking, not the
+            // whole tree of values at once.
+            let Entries(entries) = serde_json::from_str(text).map_err(|e| {
                 input_error_hint(
                     path,
                     Some(e.line()),
@@ -51,17 +68,29 @@ pub fn read(
                     "a JSON run maps query ids to ranked lists: {\"q1\": [\"c7\", \"c1\"]}",
                 )
             })?;
-            let Value::Object(map) = v else {
-                return Err(input_error_hint(
-                    path,
-                    Some(1),
-                    "expected an object of query id to ranking",
-                    "a JSON run maps query ids to ranked lists: {\"q1\": [\"c7\", \"c1\"]}",
-                ));
-            };
-            for (qid, results) in &map {
-                let line = locate_key(text, qid);
-                acc.query(qid, results, line)?;
+            let mut first: HashMap<&str, usize> = HashMap::new();
+            for (qid, results) in &entries {
+                // The value's own offset in the text (RawValue borrows
+                // from it): the line of `"q1": [`.
+                let at = results.get().as_ptr() as usize - text.as_ptr() as usize;
+                let line = line_of(text.as_bytes(), at);
+                if let Some(f) = first.insert(qid.as_str(), line) {
+                    return Err(input_error_hint(
+                        path,
+                        Some(line),
+                        format!("query `{}` appears again (first at line {f})", excerpt(qid)),
+                        "give each query one entry with its whole ranking",
+                    ));
+                }
+                let Strict(results) = serde_json::from_str(results.get()).map_err(|e| {
+                    input_error_hint(
+                        path,
+                        Some(line + e.line() - 1),
+                        format!("query `{}`: invalid JSON: {}", excerpt(qid), json_message(&e)),
+                        "a JSON run maps query ids to ranked lists: {\"q1\": [\"c7\", \"c1\"]}",
+                    )
+                })?;
+                acc.query(qid, &results, Some(line))?;
             }
         }
     }
@@ -114,19 +143,33 @@ fn id_text(v: &Value) -> Option<String> {
 
 /// JSONL: one query per line with its ranking, or one scored document per
 /// line (all lines of a file one way or the other).
-fn read_lines(path: &Path, text: &str, acc: &mut Acc) -> Result<()> {
+fn read_lines<R: std::io::BufRead>(
+    path: &Path,
+    lines: &mut crate::input::Lines<R>,
+    acc: &mut Acc,
+) -> Result<()> {
     let mut first_line: HashMap<String, usize> = HashMap::new();
     // Scored documents per query, in order of first appearance.
     let mut scored: Vec<(String, Vec<(String, f64)>)> = Vec::new();
     let mut scored_at: HashMap<String, usize> = HashMap::new();
     let mut ranked_lines = 0usize;
-    for (i, line) in text.lines().enumerate() {
+    let mut buf = Vec::new();
+    while let Some(line_no) = lines.next_line(&mut buf)? {
+        if looks_binary(&buf) {
+            return Err(input_error_hint(
+                path,
+                Some(line_no),
+                "not a text file (it contains NUL bytes), so not a run",
+                "check the path; runs are TREC, JSON or JSONL text files",
+            ));
+        }
+        let line =
+            std::str::from_utf8(&buf).map_err(|_| input_error(path, Some(line_no), "not valid UTF-8"))?;
         let t = line.trim();
         if t.is_empty() {
             continue;
         }
-        let line_no = i + 1;
-        let v: Value = serde_json::from_str(t).map_err(|e| {
+        let Strict(v) = serde_json::from_str(t).map_err(|e| {
             input_error_hint(
                 path,
                 Some(line_no),
@@ -217,6 +260,99 @@ fn sort_trec<S: AsRef<str>>(pairs: &mut [(S, f64)]) {
     });
 }
 
+/// A JSON value as serde_json reads one, except that an object giving a
+/// key twice is refused: serde_json keeps the last silently (RFC 8259
+/// §4: names "SHOULD be unique", and parsers differ on which one wins), so
+/// `{"query_id": "q1", "results": [...], "results": [...]}` would score a
+/// ranking the retriever may not have meant.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        Strict::deserialize(d).map(|s| s.0)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(de::Error::custom(format!(
+                    "the key `{}` is given twice in one object",
+                    excerpt(&k)
+                )));
+            }
+            let Strict(v) = map.next_value()?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// A JSON run's top-level map, each query's ranking left as text.
+struct Entries<'t>(Vec<(String, &'t RawValue)>);
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of query id to ranking")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    out.push((k, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// serde_json's message, with the depth limit said plainly and any quoted
 /// value cut to an excerpt.
 fn json_message(e: &serde_json::Error) -> String {
@@ -225,21 +361,6 @@ fn json_message(e: &serde_json::Error) -> String {
         return format!("nested more than 128 levels deep at column {}", e.column());
     }
     clip_message(&msg)
-}
-
-/// The line of `"key":` in the text (serde_json keeps no positions).
-fn locate_key(text: &str, key: &str) -> Option<usize> {
-    let needle = serde_json::to_string(key).ok()?;
-    let mut from = 0;
-    while let Some(p) = text[from..].find(&needle) {
-        let at = from + p;
-        let rest = text[at + needle.len()..].trim_start();
-        if rest.starts_with(':') {
-            return Some(line_of(text.as_bytes(), at));
-        }
-        from = at + needle.len();
-    }
-    None
 }
 
 struct Acc<'a> {

@@ -212,14 +212,7 @@ pub fn detect_format(path: &Path, head: &[u8]) -> RunFormat {
 
 /// Reads and judges a run.
 pub fn read(path: &Path, gold: &GoldSet, labels: &[QueryLabels], opts: &RunOptions) -> Result<JudgedRun> {
-    let mut file = std::fs::File::open(path).map_err(|e| {
-        input_error_hint(
-            path,
-            None,
-            format!("cannot read run: {e}"),
-            "check the path; runs are TREC, JSON or JSONL files",
-        )
-    })?;
+    let mut file = crate::input::open(path, "run", "check the path; runs are TREC, JSON or JSONL files")?;
     let mut head = vec![0u8; 64 * 1024];
     let n =
         read_up_to(&mut file, &mut head).map_err(|e| input_error_hint(path, None, e, "check the file"))?;

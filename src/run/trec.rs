@@ -423,8 +423,7 @@ fn read_parallel(
 /// from the line before it; `None` if there is none within a few MiB.
 fn query_boundary(path: &Path, at: u64) -> Result<Option<u64>> {
     use std::io::{Seek, SeekFrom};
-    let mut f =
-        std::fs::File::open(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
+    let mut f = crate::input::open(path, "run", "check the path; runs are TREC, JSON or JSONL files")?;
     // Most queries change within a few KiB; only a query of many long
     // lines needs the larger window.
     for window in [64 << 10, 4 << 20] {
@@ -475,8 +474,7 @@ fn read_range(
     range: Option<(u64, u64)>,
 ) -> Result<std::result::Result<Partial, Ungrouped>> {
     use std::io::{Seek, SeekFrom};
-    let mut file =
-        std::fs::File::open(path).map_err(|e| input_error(path, None, format!("cannot read run: {e}")))?;
+    let mut file = crate::input::open(path, "run", "check the path; runs are TREC, JSON or JSONL files")?;
     let mut remaining = u64::MAX;
     if let Some((start, end)) = range {
         file.seek(SeekFrom::Start(start))
@@ -518,7 +516,19 @@ fn read_range(
     let mut line_no = 0usize;
     loop {
         if filled == buf.len() {
-            // A line longer than the block: grow rather than fail.
+            // A line longer than the block: grow rather than fail, up to
+            // the line limit (an endless line would grow without end).
+            if filled >= crate::input::LINE_LIMIT {
+                return Err(input_error_hint(
+                    path,
+                    if from_start { Some(line_no + 1) } else { None },
+                    format!(
+                        "line longer than {}, the most a TREC run line may hold",
+                        crate::input::size(crate::input::LINE_LIMIT as u64)
+                    ),
+                    "check the path; a TREC run line is `qid Q0 docid rank score tag`",
+                ));
+            }
             buf.resize(buf.len() * 2, 0);
         }
         let got = loop {

@@ -38,6 +38,7 @@ mod gate_decisions;
 mod gate_stages;
 mod gate_values;
 mod gold_team;
+mod input_limits;
 mod layering;
 mod neutralise;
 mod processes;
