@@ -95,24 +95,55 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         seed: args.seed,
     })?;
     warnings.emit(global.quiet);
-    let text = sheet::render(&rows, format)?;
-    let text = match format {
-        // As for `sample`: the same values, no `##[` a CI log would run.
-        SheetFormat::Jsonl => crate::escape::json(text),
-        SheetFormat::Csv => text,
-    };
-    emit(global.output.as_deref(), &text)?;
-    if !global.quiet {
-        let queries: std::collections::HashSet<&str> = rows.iter().map(|r| r.query_id.as_str()).collect();
-        let filled = rows.iter().filter(|r| r.grade.is_some()).count();
-        eprintln!(
-            "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
-            count(rows.len(), "candidate", "candidates"),
-            count(queries.len(), "query", "queries"),
-            count(args.runs.len(), "run", "runs"),
-            args.depth,
-            filled
-        );
+    let queries = rows
+        .iter()
+        .map(|r| r.query_id.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let summary = format!(
+        "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
+        count(rows.len(), "candidate", "candidates"),
+        count(queries, "query", "queries"),
+        count(args.runs.len(), "run", "runs"),
+        args.depth,
+        rows.iter().filter(|r| r.grade.is_some()).count()
+    );
+    match global.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        Some(path) => {
+            if global.format.is_some() && SheetFormat::of(path) != SheetFormat::Csv {
+                return Err(usage_error(
+                    format!(
+                        "--format csv writes a CSV sheet, but `{}` does not end in .csv, and every reader takes a sheet's format from its name",
+                        crate::escape::path(path)
+                    ),
+                    "name the sheet NAME.csv (or drop --format for a JSONL sheet)",
+                ));
+            }
+            let w = pool::write_into(path, rows, &now_utc(), &mut waiting(global.quiet))?;
+            if !global.quiet {
+                eprintln!("{summary}");
+                if w.kept > 0 {
+                    eprintln!(
+                        "{}: kept its {} as they were and added {}",
+                        crate::escape::path(path),
+                        count(w.kept, "row", "rows"),
+                        count(w.added, "new candidate", "new candidates")
+                    );
+                }
+            }
+        }
+        None => {
+            let text = sheet::render(&rows, format)?;
+            // As for `sample`: the same values, no `##[` a CI log would run.
+            let text = match format {
+                SheetFormat::Jsonl => crate::escape::json(text),
+                SheetFormat::Csv => text,
+            };
+            emit(None, &text)?;
+            if !global.quiet {
+                eprintln!("{summary}");
+            }
+        }
     }
     Ok(0)
 }

@@ -13,7 +13,8 @@ use anyhow::Result;
 
 use super::provenance::{self, Provenance};
 use super::seeded_key;
-use super::sheet::{SheetRow, PERSON};
+use super::sheet::{self, SheetFormat, SheetRow, PERSON};
+use crate::fsutil::Rewrite;
 use crate::diag::{excerpt, input_error, input_error_hint, Warnings};
 use crate::gold::GoldSet;
 use crate::judge;
@@ -141,6 +142,78 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
     Ok((rows, warnings))
 }
 
+/// What [`write_into`] did to the sheet file.
+#[derive(Debug, Default, PartialEq)]
+pub struct Written {
+    /// Pooled rows the sheet did not have, now added.
+    pub added: usize,
+    /// Rows already in the sheet, kept exactly as they were.
+    pub kept: usize,
+}
+
+/// Writes pooled `rows` to the sheet at `path` under its lock. A sheet
+/// already there is merged into, never replaced: its rows stay as they are
+/// (grades, labelers, order), and only the (query, chunk) pairs it lacks
+/// are added, each after the last row of its query (a new query's rows go
+/// at the end), so pooling again with one more run, while people label the
+/// sheet, costs no one a grade. The format follows the file's extension, as
+/// every reader of the sheet decides it.
+pub fn write_into(
+    path: &Path,
+    rows: Vec<SheetRow>,
+    now: &str,
+    on_wait: &mut dyn FnMut(&str),
+) -> Result<Written> {
+    let file = Rewrite::begin(path, now, on_wait)?;
+    let existing = if file.exists() {
+        sheet::read(file.path())?
+    } else {
+        Vec::new()
+    };
+    let (merged, written) = merge(existing, rows);
+    file.write(sheet::render(&merged, SheetFormat::of(path))?.as_bytes())?;
+    Ok(written)
+}
+
+/// The sheet `existing` with the rows of `pooled` it lacks added, each
+/// after the last row of its query.
+fn merge(existing: Vec<SheetRow>, pooled: Vec<SheetRow>) -> (Vec<SheetRow>, Written) {
+    let have: HashSet<(String, String)> = existing
+        .iter()
+        .map(|r| (r.query_id.clone(), r.chunk_id.clone()))
+        .collect();
+    let mut fresh: HashMap<String, Vec<SheetRow>> = HashMap::new();
+    let mut fresh_order: Vec<String> = Vec::new();
+    let mut added = 0;
+    for r in pooled {
+        if have.contains(&(r.query_id.clone(), r.chunk_id.clone())) {
+            continue;
+        }
+        added += 1;
+        if !fresh.contains_key(&r.query_id) {
+            fresh_order.push(r.query_id.clone());
+        }
+        fresh.entry(r.query_id.clone()).or_default().push(r);
+    }
+    let mut last: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in existing.iter().enumerate() {
+        last.insert(r.query_id.as_str(), i);
+    }
+    let after: HashMap<usize, String> = last.iter().map(|(q, &i)| (i, q.to_string())).collect();
+    let kept = existing.len();
+    let mut out = Vec::with_capacity(kept + added);
+    for (i, r) in existing.into_iter().enumerate() {
+        out.push(r);
+        if let Some(q) = after.get(&i) {
+            out.extend(fresh.remove(q).unwrap_or_default());
+        }
+    }
+    for q in fresh_order {
+        out.extend(fresh.remove(&q).unwrap_or_default());
+    }
+    (out, Written { added, kept })
+}
+
 const CORPUS_HINT: &str = "the corpus is JSONL {\"id\", \"text\"}";
 
 /// One corpus line's id and text.
@@ -215,4 +288,66 @@ fn corpus_id_at(path: &Path, n: usize) -> Result<Option<String>> {
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(q: &str, c: &str, grade: Option<i32>) -> SheetRow {
+        SheetRow {
+            query_id: q.into(),
+            query: String::new(),
+            stratum: String::new(),
+            chunk_id: c.into(),
+            text: None,
+            grade,
+            source: grade.map(|_| PERSON.into()),
+            labeler: grade.map(|_| "ana".into()),
+            verified: grade.is_some(),
+            labeled_at: None,
+        }
+    }
+
+    fn pairs(rows: &[SheetRow]) -> Vec<(String, String, Option<i32>)> {
+        rows.iter()
+            .map(|r| (r.query_id.clone(), r.chunk_id.clone(), r.grade))
+            .collect()
+    }
+
+    #[test]
+    fn pooling_again_adds_only_new_pairs_and_keeps_every_grade() {
+        let existing = vec![row("q1", "a", Some(3)), row("q1", "b", None), row("q2", "c", Some(0))];
+        // Pooled again with one more run: q1 gains d, q2 gains e, q3 is new;
+        // the pooled copies of a, b, c carry no grade and must not win.
+        let pooled = vec![
+            row("q1", "a", None),
+            row("q1", "d", None),
+            row("q2", "c", None),
+            row("q3", "f", None),
+            row("q2", "e", None),
+            row("q1", "b", None),
+        ];
+        let (out, w) = merge(existing, pooled);
+        let s = |q: &str, c: &str, g| (q.to_string(), c.to_string(), g);
+        assert_eq!(
+            pairs(&out),
+            vec![
+                s("q1", "a", Some(3)),
+                s("q1", "b", None),
+                s("q1", "d", None),
+                s("q2", "c", Some(0)),
+                s("q2", "e", None),
+                s("q3", "f", None),
+            ]
+        );
+        assert_eq!(w, Written { added: 3, kept: 3 });
+    }
+
+    #[test]
+    fn a_new_sheet_is_the_pool() {
+        let (out, w) = merge(Vec::new(), vec![row("q1", "a", None), row("q2", "b", None)]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(w, Written { added: 2, kept: 0 });
+    }
 }

@@ -571,3 +571,83 @@ fn repeated_suggestions_count_once_and_contradicting_ones_are_refused() {
     );
     assert_eq!(fs::read_to_string(&sheet).unwrap(), text);
 }
+
+/// `gold pool --output` onto a sheet people already label merges: every
+/// graded row stays as it was, only the pairs the sheet lacks are added
+/// after their query's rows. It used to replace the sheet, grades and all.
+#[test]
+fn pooling_again_into_a_labeled_sheet_adds_rows_and_keeps_grades() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let queries = write(
+        d,
+        "queries.jsonl",
+        "{\"id\": \"q1\", \"text\": \"rotate a key\", \"stratum\": \"how-to\"}\n\
+         {\"id\": \"q2\", \"text\": \"find err 42\", \"stratum\": \"lookup\"}\n",
+    );
+    let a = write(d, "a.tsv", "q1 Q0 c1 1 9 a\nq2 Q0 c3 1 9 a\n");
+    let b = write(d, "b.tsv", "q1 Q0 c2 1 9 b\nq2 Q0 c3 1 9 b\nq2 Q0 c4 2 8 b\n");
+    let sheet = d.join("sheet.jsonl");
+    let pool = |runs: &[&Path]| {
+        let mut c = rgate();
+        c.args(["gold", "pool", "--depth", "2", "--queries"]).arg(&queries);
+        for r in runs {
+            c.arg("--run").arg(r);
+        }
+        c.arg("--output").arg(&sheet);
+        run(c)
+    };
+    let o = pool(&[&a]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // A person grades both rows of the first pool (q1/c1, q2/c3).
+    let graded: String = fs::read_to_string(&sheet)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["grade"] = json!(2);
+            v["source"] = json!("person");
+            v["labeler"] = json!("ana");
+            v["verified"] = json!(true);
+            v.to_string() + "\n"
+        })
+        .collect();
+    fs::write(&sheet, graded).unwrap();
+    let o = pool(&[&a, &b]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("kept its 2 rows as they were and added 2 new candidates"), "{}", o.stderr);
+    let rows = jsonl(&fs::read_to_string(&sheet).unwrap());
+    let got: Vec<(&str, &str, Option<i64>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["query_id"].as_str().unwrap(),
+                r["chunk_id"].as_str().unwrap(),
+                r["grade"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("q1", "c1", Some(2)),
+            ("q1", "c2", None),
+            ("q2", "c3", Some(2)),
+            ("q2", "c4", None),
+        ]
+    );
+    // `--format csv` into a file whose name says JSONL would write a sheet
+    // no reader takes: refused, the sheet unchanged.
+    let before = fs::read_to_string(&sheet).unwrap();
+    let mut c = rgate();
+    c.args(["gold", "pool", "--depth", "2", "--format", "csv", "--queries"])
+        .arg(&queries)
+        .arg("--run")
+        .arg(&a)
+        .arg("--output")
+        .arg(&sheet);
+    let o = run(c);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("does not end in .csv"), "{}", o.stderr);
+    assert_eq!(fs::read_to_string(&sheet).unwrap(), before);
+}
