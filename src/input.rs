@@ -62,6 +62,15 @@ pub const JSON_RUN_LIMIT: u64 = 2048 * MIB;
 /// bounds a streamed reader's memory: about 100 MB at worst.
 pub const LINE_LIMIT: usize = 4 * MIB as usize;
 
+/// A stored baseline: per-query values and each query's ranked ids to the
+/// deepest cutoff; 100,000 queries of 100 ids are about 250 MB.
+pub const BASELINE_LIMIT: u64 = 2048 * MIB;
+/// A baseline's history, one line per recorded result (a few KB each).
+pub const HISTORY_LIMIT: u64 = 1024 * MIB;
+/// Files of a few lines rgate writes itself (an update journal, a git
+/// hook) and the GitHub event payload (a few hundred KB at most).
+pub const SMALL_LIMIT: u64 = 64 * MIB;
+
 /// `n` bytes for a message: `16 MiB`, `1.5 GiB`, `912 bytes`.
 pub fn size(n: u64) -> String {
     const GIB: u64 = 1 << 30;
@@ -182,6 +191,15 @@ pub fn read(path: &Path, what: &str, limit: u64, hint: &str) -> Result<Vec<u8>> 
         )));
     }
     Ok(out)
+}
+
+/// [`read`], but `None` when nothing is at `path` (a dangling link counts
+/// as nothing): for the store's own files, which need not exist yet.
+pub fn read_if_exists(path: &Path, what: &str, limit: u64, hint: &str) -> Result<Option<Vec<u8>>> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        _ => read(path, what, limit, hint).map(Some),
+    }
 }
 
 /// [`read`], refusing a file that is not text (a NUL byte in its first 64

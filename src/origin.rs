@@ -52,7 +52,11 @@ impl Ci {
     /// exists nowhere after the run); else `GITHUB_SHA`.
     pub fn commit(&self) -> Option<String> {
         if let Some((event, path)) = &self.event {
-            let payload = std::fs::read_to_string(path).unwrap_or_default();
+            // Bounded and never blocking (a FIFO is refused): the path
+            // comes from the environment, which a step can set.
+            let payload = crate::input::read(path, "event payload", crate::input::SMALL_LIMIT, "")
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
             if let Some(sha) = pr_head_sha(event, &payload) {
                 return Some(sha);
             }

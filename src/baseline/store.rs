@@ -15,6 +15,7 @@ use super::history::HistoryEntry;
 use super::lock::Lock;
 use crate::diag::{input_error, input_error_hint};
 use crate::fsutil::{refuse_symlink, remove_stale_temps, write_atomic};
+use crate::input;
 
 /// Where a retriever's files live.
 #[derive(Debug, Clone)]
@@ -38,11 +39,11 @@ impl Store {
     /// The stored baseline, `None` when there is none yet.
     pub fn load(&self, name: &str) -> Result<Option<Baseline>> {
         let path = self.baseline_path(name);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(input_error(&path, None, format!("cannot read baseline: {e}"))),
+        let Some(bytes) = input::read_if_exists(&path, "baseline", input::BASELINE_LIMIT, BASELINE_HINT)?
+        else {
+            return Ok(None);
         };
+        let text = utf8(&path, bytes)?;
         let b = Baseline::parse(&path, &text)?;
         if b.retriever != name {
             return Err(corrupt(
@@ -102,11 +103,12 @@ impl Store {
         refuse_symlink(&history)?;
         cut_torn_tail(&history)?;
         let journal = self.journal_path(name);
-        let text = match std::fs::read_to_string(&journal) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(input_error(&journal, None, format!("cannot read journal: {e}"))),
+        let Some(bytes) =
+            input::read_if_exists(&journal, "update journal", input::SMALL_LIMIT, JOURNAL_HINT)?
+        else {
+            return Ok(());
         };
+        let text = String::from_utf8_lossy(&bytes);
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let (Some(sha), Some(line)) = (
             v.get("baseline_sha256").and_then(Value::as_str),
@@ -119,10 +121,16 @@ impl Store {
                 "remove it; check the baseline and its history with `git diff`",
             ));
         };
-        let on_disk = std::fs::read(self.baseline_path(name)).ok();
+        let on_disk = input::read_if_exists(
+            &self.baseline_path(name),
+            "baseline",
+            input::BASELINE_LIMIT,
+            BASELINE_HINT,
+        )?;
         if on_disk.as_deref().map(sha256_hex).as_deref() == Some(sha) {
-            let existing = std::fs::read_to_string(&history).unwrap_or_default();
-            if existing.lines().last() != Some(line) {
+            let existing = input::read_if_exists(&history, "history", input::HISTORY_LIMIT, HISTORY_HINT)?
+                .unwrap_or_default();
+            if String::from_utf8_lossy(&existing).lines().last() != Some(line) {
                 append_line(&history, line)?;
             }
         }
@@ -132,11 +140,10 @@ impl Store {
 
     pub fn history(&self, name: &str) -> Result<Vec<HistoryEntry>> {
         let path = self.history_path(name);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(input_error(&path, None, format!("cannot read history: {e}"))),
+        let Some(bytes) = input::read_if_exists(&path, "history", input::HISTORY_LIMIT, HISTORY_HINT)? else {
+            return Ok(Vec::new());
         };
+        let text = utf8(&path, bytes)?;
         let mut out = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -215,12 +222,27 @@ fn append_line(path: &Path, line: &str) -> Result<()> {
     r.map_err(|e| input_error(path, None, format!("cannot append history: {e}")))
 }
 
+const BASELINE_HINT: &str = "check the baselines directory; `rgate baseline update` writes a baseline";
+const HISTORY_HINT: &str = "check the baselines directory; rgate appends one line per recorded result";
+const JOURNAL_HINT: &str = "rgate writes it for the length of one update; remove it if no rgate is running";
+
+/// A store file's text; rgate writes UTF-8 only, so anything else is a
+/// damaged or foreign file, named.
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        corrupt(
+            path,
+            Some(crate::diag::line_of(e.as_bytes(), e.utf8_error().valid_up_to())),
+            "not valid UTF-8".to_string(),
+        )
+    })
+}
+
 /// Cuts a history file back to its last complete line: an append killed
 /// mid-write is the only way to get a line without its newline.
 fn cut_torn_tail(path: &Path) -> Result<()> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(_) => return Ok(()),
+    let Some(bytes) = input::read_if_exists(path, "history", input::HISTORY_LIMIT, HISTORY_HINT)? else {
+        return Ok(());
     };
     if bytes.is_empty() || bytes.ends_with(b"\n") {
         return Ok(());

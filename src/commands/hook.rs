@@ -58,11 +58,12 @@ fn hooks_dir() -> Result<PathBuf> {
 fn install(force: bool, global: &Global) -> Result<u8> {
     let dir = hooks_dir()?;
     let path = dir.join("pre-push");
-    let existing = match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(input_error(&path, None, format!("cannot read: {e}"))),
-    };
+    let existing = crate::input::read_if_exists(
+        &path,
+        "git hook",
+        crate::input::SMALL_LIMIT,
+        "replace it with a regular file, or remove it",
+    )?;
     let mut kept = None;
     if let Some(existing) = existing {
         if existing == PRE_PUSH.as_bytes() {

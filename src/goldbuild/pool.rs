@@ -14,8 +14,8 @@ use anyhow::Result;
 use super::provenance::{self, Provenance};
 use super::seeded_key;
 use super::sheet::{self, SheetFormat, SheetRow, PERSON};
-use crate::fsutil::Rewrite;
 use crate::diag::{excerpt, input_error, input_error_hint, Warnings};
+use crate::fsutil::Rewrite;
 use crate::gold::GoldSet;
 use crate::judge;
 use crate::run::{self, KeepIds, RunOptions};
@@ -317,7 +317,11 @@ mod tests {
 
     #[test]
     fn pooling_again_adds_only_new_pairs_and_keeps_every_grade() {
-        let existing = vec![row("q1", "a", Some(3)), row("q1", "b", None), row("q2", "c", Some(0))];
+        let existing = vec![
+            row("q1", "a", Some(3)),
+            row("q1", "b", None),
+            row("q2", "c", Some(0)),
+        ];
         // Pooled again with one more run: q1 gains d, q2 gains e, q3 is new;
         // the pooled copies of a, b, c carry no grade and must not win.
         let pooled = vec![

@@ -590,7 +590,8 @@ fn pooling_again_into_a_labeled_sheet_adds_rows_and_keeps_grades() {
     let sheet = d.join("sheet.jsonl");
     let pool = |runs: &[&Path]| {
         let mut c = rgate();
-        c.args(["gold", "pool", "--depth", "2", "--queries"]).arg(&queries);
+        c.args(["gold", "pool", "--depth", "2", "--queries"])
+            .arg(&queries);
         for r in runs {
             c.arg("--run").arg(r);
         }
@@ -615,7 +616,12 @@ fn pooling_again_into_a_labeled_sheet_adds_rows_and_keeps_grades() {
     fs::write(&sheet, graded).unwrap();
     let o = pool(&[&a, &b]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stderr.contains("kept its 2 rows as they were and added 2 new candidates"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("kept its 2 rows as they were and added 2 new candidates"),
+        "{}",
+        o.stderr
+    );
     let rows = jsonl(&fs::read_to_string(&sheet).unwrap());
     let got: Vec<(&str, &str, Option<i64>)> = rows
         .iter()

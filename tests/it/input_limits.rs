@@ -464,3 +464,55 @@ fn messages_say_what_is_wrong_at_the_right_line() {
         o.stderr
     );
 }
+
+/// The baseline store's own files and the GitHub event payload are inputs
+/// too: a FIFO planted as a baseline or a history (in a pull request's
+/// tree), or named by `GITHUB_EVENT_PATH`, blocked rgate forever.
+#[test]
+fn a_fifo_in_the_baseline_store_or_as_the_event_payload_does_not_block() {
+    let p = project();
+    std::fs::create_dir_all(p.path("baselines")).unwrap();
+    mkfifo(&p.path("baselines/a.json"));
+    let args = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let (code, err) = finish_within(spawn(&p, &args(&["--config", "c.yaml", "gate"])), 10, "baseline");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("baselines/a.json: not a regular file but a named pipe (FIFO)"),
+        "{err}"
+    );
+    std::fs::remove_file(p.path("baselines/a.json")).unwrap();
+    mkfifo(&p.path("baselines/a.history.jsonl"));
+    let (code, err) = finish_within(
+        spawn(&p, &args(&["--config", "c.yaml", "baseline", "history", "a"])),
+        10,
+        "history",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("baselines/a.history.jsonl: not a regular file but a named pipe (FIFO)"),
+        "{err}"
+    );
+    std::fs::remove_file(p.path("baselines/a.history.jsonl")).unwrap();
+    // The event payload is read for the commit to record; a FIFO there is
+    // passed over for GITHUB_SHA.
+    mkfifo(&p.path("event.json"));
+    let child = p
+        .command()
+        .args(["--config", "c.yaml", "baseline", "update", "a", "--note", "first"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", p.path("event.json"))
+        .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, err) = finish_within(child, 10, "event payload");
+    assert_eq!(code, 0, "{err}");
+    let history = std::fs::read_to_string(p.path("baselines/a.history.jsonl")).unwrap();
+    assert!(
+        history.contains("0123456789abcdef0123456789abcdef01234567"),
+        "{history}"
+    );
+}
