@@ -143,6 +143,23 @@ pub fn check_global(cmd: &Command, global: &Global, config_on_command_line: bool
             return Err(report::refuse_format(name, f.name(), &allowed));
         }
     }
+    // These write their files in place (the sheet, the config, the hook)
+    // and print no report: an --output would be silently dropped.
+    let writes_no_report = matches!(
+        cmd,
+        Command::Gold(GoldCommand::Label(_) | GoldCommand::Suggest(_))
+            | Command::Init
+            | Command::Hook(HookCommand::Install { .. })
+    );
+    if let Some(out) = global.output.as_deref().filter(|_| writes_no_report) {
+        return Err(usage_error(
+            format!(
+                "`rgate {name}` prints no report, so --output {} would be ignored",
+                crate::escape::path(out)
+            ),
+            "drop --output: the command writes its own files in place",
+        ));
+    }
     if config_on_command_line && matches!(cmd, Command::Eval(_) | Command::Compare(_)) {
         let path = global.config.as_deref().unwrap_or(Path::new("")).display();
         return Err(usage_error(

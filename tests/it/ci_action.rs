@@ -343,3 +343,38 @@ fn a_failed_init_leaves_nothing_it_made() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert_eq!(snapshot(p.root()), before);
 }
+
+/// Commands that print no report refuse --output instead of dropping it
+/// silently (a user expecting a file there would find none).
+#[test]
+fn commands_without_a_report_refuse_output() {
+    let p = TestProject::new().with_file(
+        "sheet.jsonl",
+        "{\"query_id\":\"q1\",\"query\":\"x\",\"stratum\":\"s\",\"chunk_id\":\"a\",\"grade\":null}\n",
+    );
+    for args in [
+        vec!["gold", "label", "sheet.jsonl", "--output", "out.txt"],
+        vec![
+            "gold",
+            "suggest",
+            "sheet.jsonl",
+            "--output",
+            "out.txt",
+            "--command",
+            "true",
+        ],
+        vec!["init", "--output", "out.txt"],
+        vec!["hook", "install", "--output", "out.txt"],
+    ] {
+        let o = p.run(&args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains("prints no report, so --output out.txt would be ignored"),
+            "{args:?}: {}",
+            o.stderr
+        );
+        assert!(!p.path("out.txt").exists());
+        assert!(!p.path("config").exists(), "{args:?} wrote the config");
+    }
+}
