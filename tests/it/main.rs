@@ -36,6 +36,7 @@ mod conformance_eval;
 mod gate_decisions;
 mod gate_stages;
 mod gate_values;
+mod gold_speed;
 mod layering;
 mod properties_eval;
 mod properties_gate;
