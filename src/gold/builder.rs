@@ -81,7 +81,10 @@ impl<'a> Builder<'a> {
         line: impl Fn() -> Option<usize>,
         labels_checked: bool,
     ) -> Result<()> {
-        self.check_id(&q.id, line())?;
+        // The line only for an error: finding it may cost a parse.
+        if q.id.is_empty() || bad_query_id(&q.id) {
+            self.check_id(&q.id, line())?;
+        }
         if !labels_checked {
             if q.labels.iter().any(|l| l.id.is_empty()) {
                 return Err(input_error(

@@ -113,11 +113,11 @@ fn a_flip_lost_only_on_the_candidates_is_lost_in_retrieval() {
 
 // ---- item 4: gold sets read once, the same through every path ----------
 
-/// Three queries, five labels; provenance recorded for four of them, two
-/// of those unverified (q1/b by a model, q3/e by a person who left it
-/// unverified); q2's two labels both by `ana` (a single labeler), q1's by
-/// ana and a model. By hand: 4 labels with provenance, 2 unverified,
-/// single-labeler queries [q2].
+/// Three queries, five labels, each with its provenance; two unverified
+/// (q1/b by a model, q3/e by a person, `verified` left out); q2's two
+/// labels both by `ana` (a single labeler), q1's by ana and a model. By
+/// hand: 5 labels with provenance, 2 unverified, single-labeler queries
+/// [q2].
 const BLOCK: &str = "version: 1
 queries:
 - id: q1
@@ -183,7 +183,7 @@ fn provenance_counts_are_the_same_through_every_reader() {
         .with_file("flow.yaml", FLOW)
         .with_file("g.json", JSON);
     let want = serde_json::json!({
-        "labels_with_provenance": 4,
+        "labels_with_provenance": 5,
         "unverified_labels": 2,
         "single_labeler_queries": ["q2"],
         "log_drift": null,
@@ -206,19 +206,19 @@ fn provenance_counts_are_the_same_through_every_reader() {
 
 /// Provenance is read with the labels now, so a bad one is named with
 /// its file and line (it was "bad provenance" without a line, from a
-/// second parse): `verified: maybe` is line 12.
+/// second parse): `verified: maybe` is line 14.
 #[test]
 fn a_bad_provenance_names_its_line() {
     let bad = BLOCK.replace(
         "      at: 2026-11-30T10:00:00Z\n      verified: true\n",
         "      at: 2026-11-30T10:00:00Z\n      verified: maybe\n",
     );
-    assert_eq!(bad.lines().nth(11), Some("      verified: maybe"));
+    assert_eq!(bad.lines().nth(13), Some("      verified: maybe"));
     let p = TestProject::new().with_file("g.yaml", &bad);
     for cmd in ["stats", "validate"] {
         let o = p.bare(&["gold", cmd, "--gold", "g.yaml"]);
         assert_eq!(o.code, 2, "{}\n{}", o.stdout, o.stderr);
-        assert!(o.stderr.contains("g.yaml:12:"), "{}", o.stderr);
+        assert!(o.stderr.contains("g.yaml:14:"), "{}", o.stderr);
     }
     // The metrics need no provenance: eval reads past it, as before.
     let p = p.with_file(
