@@ -59,20 +59,20 @@ pub fn scopes(gold: &GoldSet, queries: &[usize]) -> Vec<Scope> {
     let mut sorted = queries.to_vec();
     sorted.sort_by(|&a, &b| gold.queries[a].id.as_bytes().cmp(gold.queries[b].id.as_bytes()));
     let queries = &sorted;
+    // One pass over the queries, not one per stratum: a stratum per query
+    // made that quadratic (100,000 strata took a minute).
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); gold.strata.len()];
+    for &q in queries {
+        members[gold.queries[q].stratum as usize].push(q);
+    }
     let mut out = vec![Scope {
         name: "all".into(),
         members: queries.to_vec(),
     }];
-    for (s, name) in gold.strata.iter().enumerate() {
-        out.push(Scope {
-            name: name.clone(),
-            members: queries
-                .iter()
-                .copied()
-                .filter(|&q| gold.queries[q].stratum as usize == s)
-                .collect(),
-        });
-    }
+    out.extend(gold.strata.iter().zip(members).map(|(name, members)| Scope {
+        name: name.clone(),
+        members,
+    }));
     out
 }
 
@@ -140,10 +140,13 @@ fn resampling_labels(labels: &[u32]) -> (Vec<u32>, bool) {
     if small.is_empty() {
         return (labels.to_vec(), false);
     }
+    // A set, not a list: with a stratum per query, `contains` per query
+    // was quadratic.
+    let is_small: std::collections::HashSet<u32> = small.iter().copied().collect();
     let pooled: usize = small.iter().map(|l| sizes[l]).sum();
     let largest = sizes
         .iter()
-        .filter(|(l, _)| !small.contains(l))
+        .filter(|(l, _)| !is_small.contains(l))
         .max_by_key(|(_, &n)| n)
         .map(|(&l, _)| l);
     let target = match largest {
@@ -152,7 +155,7 @@ fn resampling_labels(labels: &[u32]) -> (Vec<u32>, bool) {
     };
     let out = labels
         .iter()
-        .map(|l| if small.contains(l) { target } else { *l })
+        .map(|l| if is_small.contains(l) { target } else { *l })
         .collect();
     (out, true)
 }

@@ -40,21 +40,30 @@ pub(super) fn flips(
         .filter(|&m| paired.values[m].is_some() && settings.rules.iter().any(|r| r.metric == metrics[m]))
         .collect();
     let mut flips = Vec::new();
+    // The query of each flip, for the sort by stratum below.
+    let mut flip_q: Vec<usize> = Vec::new();
     let mut gained = 0;
     for &q in paired_idx {
         let mut lost = Vec::new();
+        let mut lost_final = false;
         let mut won = false;
         for &m in &gated_metrics {
             let bv = paired.values[m].as_ref().map_or(0.0, |v| v[q]);
             let cv = cur.scores.values[m][q];
             if bv > 0.0 && cv == 0.0 {
                 lost.push(metrics[m].name());
+                lost_final |= !metrics[m].is_candidates();
             }
             won |= bv == 0.0 && cv > 0.0;
         }
         if !lost.is_empty() {
             let id = gold.queries[q].id.as_str();
             let lost_in = match (&cur.candidates, stored.get(id)) {
+                // A `candidates:` metric measures the retrieval stage's
+                // list, which no reranker changes: lost there and nowhere
+                // else, the query was lost in retrieval (SPEC "Two
+                // stages"), whatever the final run held.
+                (Some(_), _) if !lost_final => Some(LostIn::Retrieval),
                 (Some(c), Some(&s)) => {
                     let now: HashSet<&str> = c.ids[q].iter().map(String::as_str).collect();
                     stages::lost_in(
@@ -67,6 +76,7 @@ pub(super) fn flips(
                 }
                 _ => None,
             };
+            flip_q.push(q);
             flips.push(Flip {
                 query_id: id.to_string(),
                 stratum: gold.stratum_name(q).to_string(),
@@ -79,12 +89,16 @@ pub(super) fn flips(
             gained += 1;
         }
     }
-    flips.sort_by(|a, b| {
-        let sa = gold.strata.iter().position(|s| *s == a.stratum);
-        let sb = gold.strata.iter().position(|s| *s == b.stratum);
-        sa.cmp(&sb)
-    });
-    (flips, gained)
+    // Stable, by stratum position: the flips were pushed in `paired_idx`
+    // order, each with its query's stratum (looking the name up among the
+    // strata per comparison was quadratic with a stratum per query).
+    let mut keyed: Vec<(u32, Flip)> = flips
+        .into_iter()
+        .zip(flip_q)
+        .map(|(f, q)| (gold.queries[q].stratum, f))
+        .collect();
+    keyed.sort_by_key(|(s, _)| *s);
+    (keyed.into_iter().map(|(_, f)| f).collect(), gained)
 }
 
 /// Each gold query's fate in the baseline, from its stored rankings judged

@@ -124,8 +124,9 @@ pub struct Flip {
     pub text: Option<String>,
     pub lost: Vec<String>,
     /// For a two-stage retriever, the stage that lost it (SPEC's rule, see
-    /// [`stages::lost_in`]); `None` without candidates, or when the
-    /// baseline's run held no relevant chunk to follow.
+    /// [`stages::lost_in`]; `retrieval` when only `candidates:` metrics
+    /// lost it); `None` without candidates, or when the baseline's run held
+    /// no relevant chunk to follow.
     pub lost_in: Option<LostIn>,
 }
 

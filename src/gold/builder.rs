@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::index::{id_hash, QueryIndex};
-use super::{GoldFormat, GoldQuery, GoldSet, Labels, QueryExtra, SpanLabel, RESERVED_STRATA};
+use super::{GoldFormat, GoldQuery, GoldSet, Labels, ProvenanceMap, QueryExtra, SpanLabel, RESERVED_STRATA};
 use crate::diag::{excerpt, input_error, input_error_hint};
 
 /// Whether a query id contains white space, which TREC runs split on.
@@ -24,6 +24,7 @@ pub(super) struct Builder<'a> {
     pub(super) stratum_index: HashMap<String, u32>,
     pub(super) index: QueryIndex,
     pub(super) extras: HashMap<usize, QueryExtra>,
+    pub(super) provenance: ProvenanceMap,
 }
 
 impl<'a> Builder<'a> {
@@ -35,20 +36,27 @@ impl<'a> Builder<'a> {
             stratum_index: HashMap::new(),
             index: QueryIndex::default(),
             extras: HashMap::new(),
+            provenance: ProvenanceMap::new(),
         }
     }
 
     pub(super) fn stratum(&mut self, name: &str, line: Option<usize>) -> Result<u32> {
+        self.stratum_at(name, || line)
+    }
+
+    /// [`Builder::stratum`] with the line found only for an error: the
+    /// JSON reader locates a query's fields only then.
+    pub(super) fn stratum_at(&mut self, name: &str, line: impl Fn() -> Option<usize>) -> Result<u32> {
         if let Some(&i) = self.stratum_index.get(name) {
             return Ok(i);
         }
         if name.trim().is_empty() {
-            return Err(input_error(self.path, line, "empty stratum name"));
+            return Err(input_error(self.path, line(), "empty stratum name"));
         }
         if RESERVED_STRATA.contains(&name) {
             return Err(input_error_hint(
                 self.path,
-                line,
+                line(),
                 format!("stratum name `{name}` is reserved"),
                 "`all` and `macro` name the aggregate rows in reports; rename the stratum",
             ));
@@ -63,19 +71,32 @@ impl<'a> Builder<'a> {
     /// the caller already refused empty and repeated label ids (the qrels
     /// reader does, with the line of each judgment).
     pub(super) fn add(&mut self, q: GoldQuery, line: Option<usize>, labels_checked: bool) -> Result<()> {
-        self.check_id(&q.id, line)?;
+        self.add_at(q, || line, labels_checked)
+    }
+
+    /// [`Builder::add`] with the line found only for an error.
+    pub(super) fn add_at(
+        &mut self,
+        q: GoldQuery,
+        line: impl Fn() -> Option<usize>,
+        labels_checked: bool,
+    ) -> Result<()> {
+        // The line only for an error: finding it may cost a parse.
+        if q.id.is_empty() || bad_query_id(&q.id) {
+            self.check_id(&q.id, line())?;
+        }
         if !labels_checked {
             if q.labels.iter().any(|l| l.id.is_empty()) {
                 return Err(input_error(
                     self.path,
-                    line,
+                    line(),
                     format!("query `{}`: empty label id", excerpt(&q.id)),
                 ));
             }
             if let Some(dup) = repeated_label(&q.labels) {
                 return Err(input_error_hint(
                     self.path,
-                    line,
+                    line(),
                     format!(
                         "query `{}`: label `{}` appears twice",
                         excerpt(&q.id),
@@ -89,7 +110,7 @@ impl<'a> Builder<'a> {
             let s = &q.spans[dup];
             return Err(input_error_hint(
                 self.path,
-                line,
+                line(),
                 format!(
                     "query `{}`: span {}..{} of `{}` appears twice",
                     excerpt(&q.id),
@@ -106,7 +127,7 @@ impl<'a> Builder<'a> {
             Ok(first) => {
                 return Err(input_error_hint(
                     self.path,
-                    line,
+                    line(),
                     format!(
                         "duplicate query id `{}` (query #{} has it already)",
                         excerpt(&q.id),
@@ -144,6 +165,7 @@ impl<'a> Builder<'a> {
             queries: self.queries,
             strata: self.strata,
             extras: self.extras,
+            provenance: self.provenance,
             index: self.index,
         }
     }

@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 use crate::diag::{input_error, input_error_hint, strip_bom, Warnings};
 
 mod builder;
+mod fast_yaml;
 mod index;
 mod model;
 mod native;
@@ -50,6 +51,9 @@ pub struct GoldSet {
     /// reports and tools that read the gold set through rgate; no metric
     /// and not the fingerprint looks at it.
     pub extras: HashMap<usize, QueryExtra>,
+    /// Who gave each label, as a native gold file records it; filled only
+    /// by [`GoldSet::load_with_provenance`] (metrics never read it).
+    pub provenance: ProvenanceMap,
     index: QueryIndex,
 }
 
@@ -86,6 +90,7 @@ impl GoldSet {
             queries,
             strata,
             extras: HashMap::new(),
+            provenance: ProvenanceMap::new(),
             index,
         })
     }
@@ -228,6 +233,20 @@ impl GoldSet {
     /// Loads a gold set, detecting its form from the extension, then the
     /// content. `strata_file` applies to TREC qrels only.
     pub fn load(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
+        GoldSet::load_as(path, strata_file, false)
+    }
+
+    /// [`GoldSet::load`], keeping each label's provenance (native forms) in
+    /// [`GoldSet::provenance`]: `gold validate` and `gold stats` read it
+    /// from the same parse as the labels, not from a second one. A
+    /// provenance that is not a map of chunk id to `{source, labeler, at,
+    /// verified}` is an error here, with its line; [`GoldSet::load`]
+    /// skips it unread, as the metrics do not need it.
+    pub fn load_with_provenance(path: &Path, strata_file: Option<&Path>) -> Result<(GoldSet, Warnings)> {
+        GoldSet::load_as(path, strata_file, true)
+    }
+
+    fn load_as(path: &Path, strata_file: Option<&Path>, provenance: bool) -> Result<(GoldSet, Warnings)> {
         let hint = "check the path; gold sets are YAML, JSON, JSONL or TREC qrels";
         let raw = crate::input::read_text(path, "gold set", crate::input::GOLD_LIMIT, hint, hint)?;
         // A byte order mark would otherwise become part of the first query
@@ -255,7 +274,7 @@ impl GoldSet {
                         ),
                     ));
                 }
-                parse_native(path, bytes, format)?
+                parse_native(path, bytes, format, provenance)?
             }
         };
         if gold.is_empty() {
@@ -274,9 +293,10 @@ impl GoldSet {
 
 /// A native gold set's text parsed with the rules every reader applies,
 /// for a writer to check what it is about to write (`gold import`: a
-/// file the readers refuse would break every command after it).
+/// file the readers refuse would break every command after it), its
+/// provenance included, as `gold validate` reads it.
 pub fn parse_native_text(path: &Path, text: &str, format: GoldFormat) -> Result<GoldSet> {
-    parse_native(path, text.as_bytes(), format)
+    parse_native(path, text.as_bytes(), format, true)
 }
 
 /// Extension first (`.yaml/.yml/.json/.jsonl`), then content: a first line of

@@ -1,7 +1,10 @@
 //! What a gold set is made of: labels (packed per query), span labels,
 //! queries and the input forms.
 
+use std::collections::HashMap;
 use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 /// The stratum of queries that name none.
 pub const DEFAULT_STRATUM: &str = "default";
@@ -173,6 +176,25 @@ impl SpanLabel {
         self.end <= self.start
     }
 }
+
+/// Who gave a label, when, and whether a person verified it
+/// ([`crate::goldbuild::provenance`] reads and writes it; metrics ignore
+/// it). Kept in the gold layer so that one parse of a gold file gives both
+/// its labels and their provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeler: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    #[serde(default)]
+    pub verified: bool,
+}
+
+/// Query id -> chunk id -> provenance; empty for TREC qrels, which have no
+/// place for it.
+pub type ProvenanceMap = HashMap<String, HashMap<String, Provenance>>;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct GoldQuery {

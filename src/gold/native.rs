@@ -1,5 +1,6 @@
 //! The native gold set forms: YAML, JSON and JSONL (SPEC "Gold set").
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -10,33 +11,30 @@ use serde_json::value::RawValue;
 use serde_saphyr::{MessageFormatter, Spanned};
 
 use super::builder::Builder;
-use super::{GoldFormat, GoldQuery, GoldSet, Label, QueryExtra, SpanLabel, DEFAULT_STRATUM};
+use super::fast_yaml;
+use super::{GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra, SpanLabel, DEFAULT_STRATUM};
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, yaml_guard};
 
 // ---- native YAML / JSON / JSONL ------------------------------------------
 
 #[derive(Deserialize)]
 #[serde(
+    bound(deserialize = "P: Deserialize<'de>"),
     deny_unknown_fields,
     expecting = "a gold set: a map with `version: 1` and a `queries:` list"
 )]
-struct NativeFile {
+struct NativeFile<P> {
     #[serde(default)]
     version: Option<Version>,
-    queries: Vec<NativeQuery>,
+    queries: Vec<NativeQuery<P>>,
 }
 
 /// A JSON gold set, each query kept as its text: where that text starts
-/// gives the query's line (serde_json reports positions of errors only),
-/// and each query is then read from it.
+/// gives the query's line (serde_json reports positions of errors only).
+/// Read only to locate a query the builder found wrong ([`json_lines`]);
+/// the file has parsed as [`JsonQueries`] already.
 #[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a gold set: a map with `version: 1` and a `queries:` list"
-)]
 struct JsonFile<'t> {
-    #[serde(default)]
-    version: Option<Version>,
     #[serde(borrow)]
     queries: Vec<&'t RawValue>,
 }
@@ -72,10 +70,11 @@ impl<'de> Deserialize<'de> for Version {
 
 #[derive(Deserialize)]
 #[serde(
+    bound(deserialize = "P: Deserialize<'de>"),
     deny_unknown_fields,
     expecting = "a gold query: a map with `id`, `text`, `stratum`, `relevant`"
 )]
-struct NativeQuery {
+struct NativeQuery<P> {
     /// Spanned: a YAML reader gives the line of each; JSON gives none
     /// (line 0) and the JSON reader finds them through [`JsonPlaces`].
     id: Spanned<IdValue>,
@@ -85,16 +84,51 @@ struct NativeQuery {
     stratum: Option<Spanned<String>>,
     #[serde(default)]
     relevant: Option<Relevant>,
-    /// Who gave each label ([`crate::goldbuild::provenance`]); metrics
-    /// ignore it.
+    /// Who gave each label ([`crate::goldbuild::provenance`]): read as a
+    /// [`ProvenanceField`], or skipped unread when the caller has no use
+    /// for it (metrics ignore it).
     #[serde(default)]
-    #[allow(dead_code)]
-    provenance: Option<de::IgnoredAny>,
+    provenance: Option<P>,
     /// A reference answer (RAG gold sets): kept, never scored.
     #[serde(default)]
     answer: Option<serde_json::Value>,
     #[serde(default, alias = "metadata")]
     meta: Option<serde_json::Value>,
+}
+
+/// What a query's `provenance:` is read as: skipped ([`de::IgnoredAny`]),
+/// or chunk id to [`Provenance`].
+trait ProvenanceField {
+    /// Whether it is read at all.
+    const KEEP: bool;
+    fn into_map(self) -> Option<HashMap<String, Provenance>>;
+}
+
+impl ProvenanceField for de::IgnoredAny {
+    const KEEP: bool = false;
+    fn into_map(self) -> Option<HashMap<String, Provenance>> {
+        None
+    }
+}
+
+impl ProvenanceField for HashMap<String, Provenance> {
+    const KEEP: bool = true;
+    fn into_map(self) -> Option<HashMap<String, Provenance>> {
+        Some(self)
+    }
+}
+
+/// A JSON gold set read in one pass, every query typed.
+#[derive(Deserialize)]
+#[serde(
+    bound(deserialize = "P: Deserialize<'de>"),
+    deny_unknown_fields,
+    expecting = "a gold set: a map with `version: 1` and a `queries:` list"
+)]
+struct JsonQueries<P> {
+    #[serde(default)]
+    version: Option<Version>,
+    queries: Vec<NativeQuery<P>>,
 }
 
 /// An id written as a string or a bare integer (YAML reads `id: 301` as one).
@@ -381,32 +415,29 @@ pub(crate) fn yaml_error(e: &serde_saphyr::Error) -> (Option<usize>, String) {
     (line, msg)
 }
 
-/// The 1-based line of each byte offset asked for, offsets ascending: one
-/// pass over the text, however many queries.
-struct LineCounter<'t> {
-    text: &'t [u8],
-    at: usize,
-    line: usize,
-}
-
-impl LineCounter<'_> {
-    fn line_at(&mut self, offset: usize) -> usize {
-        let offset = offset.min(self.text.len());
-        if offset < self.at {
-            return line_of(self.text, offset);
-        }
-        self.line += memchr::memchr_iter(b'\n', &self.text[self.at..offset]).count();
-        self.at = offset;
-        self.line
-    }
-}
-
 /// The byte offset of `inner` in `outer`, which it is a slice of.
 fn offset_in(outer: &str, inner: &str) -> usize {
     (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize)
 }
 
-pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet> {
+/// Reads a native gold set; `provenance`: keep each label's provenance
+/// (else it is skipped unread).
+pub(super) fn parse_native(
+    path: &Path,
+    bytes: &[u8],
+    format: GoldFormat,
+    provenance: bool,
+) -> Result<GoldSet> {
+    match provenance {
+        true => parse_native_as::<HashMap<String, Provenance>>(path, bytes, format),
+        false => parse_native_as::<de::IgnoredAny>(path, bytes, format),
+    }
+}
+
+fn parse_native_as<P>(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet>
+where
+    P: ProvenanceField + for<'de> Deserialize<'de>,
+{
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     if text
@@ -455,7 +486,7 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
                 if t.is_empty() {
                     continue;
                 }
-                let q: NativeQuery = serde_json::from_str(t).map_err(|e| {
+                let q: NativeQuery<P> = serde_json::from_str(t).map_err(|e| {
                     let msg = e.to_string();
                     input_error_hint(
                         path,
@@ -465,46 +496,45 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
                     )
                 })?;
                 let at = Some(i + 1);
-                add_native(&mut b, q, Lines { id: at, stratum: at })?;
+                add_native(&mut b, q, || Lines { id: at, stratum: at })?;
             }
         }
         GoldFormat::Json => {
-            let file: JsonFile =
+            // One typed pass: serde_json's errors carry the line already.
+            // Where a query's id and stratum are is found only for an error
+            // the builder finds ([`json_lines`]): finding it for every
+            // query parsed each one twice more.
+            let file: JsonQueries<P> =
                 serde_json::from_str(text).map_err(|e| invalid(Some(e.line()), e.to_string()))?;
             check_version(file.version)?;
-            let mut lines = LineCounter {
-                text: text.as_bytes(),
-                at: 0,
-                line: 1,
-            };
-            for raw in file.queries {
-                let raw = raw.get();
-                let base = lines.line_at(offset_in(text, raw));
-                // serde_json counts lines from the query's own text.
-                let q: NativeQuery = serde_json::from_str(raw)
-                    .map_err(|e| invalid(Some(base + e.line().max(1) - 1), e.to_string()))?;
-                let places: JsonPlaces = serde_json::from_str(raw).unwrap_or(JsonPlaces {
-                    id: None,
-                    stratum: None,
-                });
-                let within = |v: Option<&RawValue>| {
-                    v.map(|v| {
-                        base + memchr::memchr_iter(b'\n', &raw.as_bytes()[..offset_in(raw, v.get())]).count()
-                    })
-                };
-                let id = within(places.id).or(Some(base));
-                add_native(
-                    &mut b,
-                    q,
-                    Lines {
-                        id,
-                        stratum: within(places.stratum).or(id),
-                    },
-                )?;
+            for (i, q) in file.queries.into_iter().enumerate() {
+                add_native(&mut b, q, || json_lines(text, i))?;
             }
         }
         GoldFormat::Yaml => {
-            let file: NativeFile =
+            // rgate's own block YAML (and hand edits of it) first; anything
+            // else, and every error, is serde-saphyr's.
+            if let Some(queries) = fast_yaml::parse(text, P::KEEP) {
+                for q in queries {
+                    let lines = Lines {
+                        id: Some(q.id_line),
+                        stratum: Some(q.stratum.as_ref().map_or(q.id_line, |s| s.1)),
+                    };
+                    let read = ReadQuery {
+                        id: q.id,
+                        text: q.text,
+                        stratum: q.stratum.map(|s| s.0),
+                        labels: q.labels,
+                        spans: q.spans,
+                        provenance: q.provenance,
+                        answer: q.answer,
+                        meta: q.meta,
+                    };
+                    add_read(&mut b, read, || lines)?;
+                }
+                return Ok(b.finish(format));
+            }
+            let file: NativeFile<P> =
                 serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| {
                     let (line, mut msg) = yaml_error(&e);
                     // The parser's word for a struct that is not a map;
@@ -528,7 +558,7 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
                 let known = |l: u64| Some(l as usize).filter(|&l| l > 0);
                 let id = known(q.id.referenced.line());
                 let stratum = q.stratum.as_ref().and_then(|s| known(s.referenced.line())).or(id);
-                add_native(&mut b, q, Lines { id, stratum })?;
+                add_native(&mut b, q, || Lines { id, stratum })?;
             }
         }
         GoldFormat::Qrels => unreachable!("qrels are parsed by parse_qrels"),
@@ -536,30 +566,95 @@ pub(super) fn parse_native(path: &Path, bytes: &[u8], format: GoldFormat) -> Res
     Ok(b.finish(format))
 }
 
+/// Where the `i`th query of a JSON gold set has its id and stratum: the
+/// text is read again as raw queries (only for an error message), and
+/// each query's start gives its line.
+fn json_lines(text: &str, i: usize) -> Lines {
+    let none = Lines {
+        id: None,
+        stratum: None,
+    };
+    let Ok(file) = serde_json::from_str::<JsonFile>(text) else {
+        return none;
+    };
+    let Some(raw) = file.queries.get(i) else {
+        return none;
+    };
+    let raw = raw.get();
+    let base = line_of(text.as_bytes(), offset_in(text, raw));
+    let places: JsonPlaces = serde_json::from_str(raw).unwrap_or(JsonPlaces {
+        id: None,
+        stratum: None,
+    });
+    let within = |v: Option<&RawValue>| {
+        v.map(|v| base + memchr::memchr_iter(b'\n', &raw.as_bytes()[..offset_in(raw, v.get())]).count())
+    };
+    let id = within(places.id).or(Some(base));
+    Lines {
+        id,
+        stratum: within(places.stratum).or(id),
+    }
+}
+
 /// Where a query's id and stratum are, for the errors the builder finds.
+#[derive(Clone, Copy)]
 struct Lines {
     id: Option<usize>,
     stratum: Option<usize>,
 }
 
-fn add_native(b: &mut Builder, q: NativeQuery, lines: Lines) -> Result<()> {
-    let stratum = b.stratum(
-        q.stratum.as_ref().map_or(DEFAULT_STRATUM, |s| s.value.as_str()),
-        lines.stratum,
-    )?;
-    let pos = b.queries.len();
+/// A query as a reader found it, before the builder's checks.
+struct ReadQuery {
+    id: String,
+    text: Option<String>,
+    stratum: Option<String>,
+    labels: Vec<Label>,
+    spans: Vec<SpanLabel>,
+    provenance: Option<HashMap<String, Provenance>>,
+    answer: Option<serde_json::Value>,
+    meta: Option<serde_json::Value>,
+}
+
+fn add_native<P: ProvenanceField>(
+    b: &mut Builder,
+    q: NativeQuery<P>,
+    lines: impl Fn() -> Lines,
+) -> Result<()> {
     let (labels, spans) = q.relevant.map(|r| (r.0, r.1)).unwrap_or_default();
-    b.add(
+    let read = ReadQuery {
+        id: q.id.value.0,
+        text: q.text,
+        stratum: q.stratum.map(|s| s.value),
+        labels,
+        spans,
+        provenance: q.provenance.and_then(ProvenanceField::into_map),
+        answer: q.answer,
+        meta: q.meta,
+    };
+    add_read(b, read, lines)
+}
+
+/// Adds a query; `lines` is asked only when the builder finds an error.
+fn add_read(b: &mut Builder, q: ReadQuery, lines: impl Fn() -> Lines) -> Result<()> {
+    let stratum = b.stratum_at(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), || {
+        lines().stratum
+    })?;
+    let pos = b.queries.len();
+    let key = q.provenance.as_ref().map(|_| q.id.clone());
+    b.add_at(
         GoldQuery {
-            id: q.id.value.0,
+            id: q.id,
             text: q.text,
             stratum,
-            labels: labels.into(),
-            spans,
+            labels: q.labels.into(),
+            spans: q.spans,
         },
-        lines.id,
+        || lines().id,
         false,
     )?;
+    if let (Some(key), Some(p)) = (key, q.provenance) {
+        b.provenance.insert(key, p);
+    }
     if q.answer.is_some() || q.meta.is_some() {
         b.extras.insert(
             pos,
@@ -798,5 +893,183 @@ mod tests {
                 serde_json::json!({"n": 3, "r": 0.5, "tags": ["a", "b"], "none": null, "ok": true, "s": "010"})
             )
         );
+    }
+
+    // ---- the fast YAML path agrees with serde-saphyr ---------------------
+
+    use super::super::fast_yaml::{self, FastQuery};
+    use super::{yaml_options, NativeFile};
+    use crate::gold::{to_yaml, Provenance};
+    use proptest::prelude::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    /// What serde-saphyr reads from `text`, in the fast path's terms (the
+    /// general reader's own types, converted field by field).
+    fn general(text: &str) -> Result<Vec<FastQuery>, String> {
+        crate::diag::yaml_guard(text).map_err(|e| e.1)?;
+        let f: NativeFile<HashMap<String, Provenance>> =
+            serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| e.to_string())?;
+        if f.version.is_some_and(|v| v.0 != 1) {
+            return Err("version".into());
+        }
+        Ok(f.queries
+            .into_iter()
+            .map(|q| {
+                let (labels, spans) = q.relevant.map(|r| (r.0, r.1)).unwrap_or_default();
+                FastQuery {
+                    id: q.id.value.0,
+                    id_line: q.id.referenced.line() as usize,
+                    text: q.text,
+                    stratum: q.stratum.map(|s| (s.value, s.referenced.line() as usize)),
+                    labels,
+                    spans,
+                    provenance: q.provenance,
+                    answer: q.answer,
+                    meta: q.meta,
+                }
+            })
+            .collect())
+    }
+
+    /// The fast path's answer, which must be serde-saphyr's whenever it
+    /// gives one; `None` when it declined.
+    fn agree(text: &str) -> Option<Vec<FastQuery>> {
+        let fast = fast_yaml::parse(text, true)?;
+        assert_eq!(Ok(fast.clone()), general(text), "on\n{text}");
+        // Without provenance: the same queries, provenance left out.
+        let mut without = fast.clone();
+        for q in &mut without {
+            q.provenance = None;
+        }
+        assert_eq!(fast_yaml::parse(text, false), Some(without), "on\n{text}");
+        Some(fast)
+    }
+
+    fn prov(labeler: &str, verified: bool) -> serde_json::Value {
+        json!({"source": "person", "labeler": labeler, "at": "2026-11-30T10:00:00Z", "verified": verified})
+    }
+
+    /// A gold set as `gold import` writes it, through rgate's writer: the
+    /// fast path reads it, and reads it as serde-saphyr does.
+    #[test]
+    fn the_fast_path_reads_what_rgate_writes() {
+        let doc = json!({"version": 1, "queries": [
+            {"id": "q1", "text": "How do I rotate an API key?", "stratum": "how-to",
+             "relevant": {"docs/auth.md#0": 1, "docs/auth.md#1": 2, "c#3": 0},
+             "provenance": {"docs/auth.md#0": prov("ana", true), "c#3": {"source": "model", "verified": false}}},
+            {"id": "42", "text": "multi\nline\n", "relevant": {"x": -1},
+             "answer": "  lead\nand more", "meta": {"count": 3, "tags": ["a", "b"], "ok": true, "none": null, "e": {}, "l": []}},
+            {"id": "q3", "text": "it's \"quoted\": yes #1", "stratum": "s: odd",
+             "relevant": [{"doc": "auth.md", "start": 200, "end": 400, "grade": 2}, {"id": "c7", "grade": 3}, "c9"]},
+            {"id": "q4", "text": "keep\n\n", "relevant": {}, "answer": "strip"},
+            {"id": "q5", "text": "tab\there, \u{7f}, \u{e9}t\u{e9}, \u{1F600}", "relevant": []},
+        ]});
+        let yaml = to_yaml(&doc);
+        let qs = agree(&yaml).expect("the fast path reads rgate's own output");
+        assert_eq!(qs.len(), 5);
+        // Known answers, by hand from the document above.
+        assert_eq!(
+            (
+                qs[0].id.as_str(),
+                qs[0].id_line,
+                qs[0].stratum.as_ref().unwrap().1
+            ),
+            ("q1", 3, 5)
+        );
+        assert_eq!(qs[0].labels.len(), 3);
+        assert_eq!(qs[0].provenance.as_ref().unwrap()["c#3"].source, "model");
+        assert_eq!(qs[1].id, "42");
+        assert_eq!(qs[1].text.as_deref(), Some("multi\nline\n"));
+        assert_eq!(qs[1].answer, Some(json!("  lead\nand more")));
+        assert_eq!(qs[2].text.as_deref(), Some("it's \"quoted\": yes #1"));
+        assert_eq!(qs[2].spans.len(), 1);
+        assert_eq!(qs[3].text.as_deref(), Some("keep\n\n"));
+        assert_eq!(
+            qs[4].text.as_deref(),
+            Some("tab\there, \u{7f}, \u{e9}t\u{e9}, \u{1F600}")
+        );
+    }
+
+    /// Hand edits the fast path takes: indented lists, comments, blank
+    /// lines, quoted keys, wider `- `, block scalars written by hand.
+    #[test]
+    fn the_fast_path_reads_hand_edits_as_saphyr_does() {
+        let texts = [
+            "# a gold set\nversion: 1\nqueries:\n  - id: q1   \n    relevant:\n      a: 1\n\n      # a comment\n      'b c': 2\n  -   id: \"q\\u00e92\"\n      stratum: lookup\n      relevant: [] \n".to_string(),
+            "queries:\n- id: q1\n  text: |-\n    one\n\n    two\n  relevant:\n  - a\n  - 7\n  - {}\n".replace("  - {}\n", ""),
+            "queries:\n- id: q1\n  text: |2\n     lead\n    x\n  relevant:\n    \"a\": 1\n- id: 2026-01-01T00:00Z\n  relevant:\n    x: 2\n".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1\n  provenance: {}\n- id: q2\n  relevant:\n    a: 1\n  provenance:\n    a:\n      source: person\n      extra: x\n".into(),
+            "version: 1\nqueries: []\n".into(),
+            "queries:\n- id: q1\n  text: 'it''s'\n  relevant:\n    a: 1\n  meta:\n    k:\n    - x\n    - 'y'\n".into(),
+        ];
+        for t in &texts {
+            assert!(agree(t).is_some(), "declined:\n{t}");
+        }
+    }
+
+    /// What the fast path leaves to serde-saphyr: everything outside its
+    /// subset, and every error.
+    #[test]
+    fn the_fast_path_declines_what_it_does_not_fully_understand() {
+        let base = "queries:\n- id: q1\n  relevant:\n    a: 1\n";
+        let declined = [
+            "queries:\n- {id: q1, relevant: [a]}\n".to_string(),
+            "queries:\n- id: q1\n  relevant: [a, b]\n".into(),
+            "queries:\n- id: &x q1\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: !t q1\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  relevant:\n\ta: 1\n".into(),
+            base.replace('\n', "\r\n"),
+            "queries:\n- id: q1\n  text: two\n    lines\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  text: \"two\n    lines\"\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  text: null\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  text:\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: 0x1F\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: 001\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: yes\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: 1e3\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1.5\n".into(),
+            "queries:\n- id: q1\n  relevent:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  id: q2\n  relevant:\n    a: 1\n".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1 # one\n".into(),
+            "version: 2\nqueries:\n- id: q1\n".into(),
+            "---\nqueries:\n- id: q1\n".into(),
+            "queries:\n- id: q1\n  relevant:\n  - doc: d\n    start: 5\n    end: 2\n".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1\n  provenance:\n    a:\n      source: person\n      verified: maybe\n".into(),
+            "queries:\n- id: q1\n  text: |\n    no final line break".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1\n  answer: 2.5\n".into(),
+            "queries:\n-\n  id: q1\n".into(),
+            "queries:\n- id: q1\n  relevant:\n    a: 1\n   b: 2\n".into(),
+            "queries:\n- id: q1\n    relevant:\n    a: 1\n".into(),
+        ];
+        assert!(agree(base).is_some());
+        for t in &declined {
+            assert_eq!(fast_yaml::parse(t, true), None, "accepted:\n{t}");
+        }
+    }
+
+    proptest! {
+        /// Any text through rgate's writer, in every place a gold query
+        /// holds text: when the fast path reads it, it reads what
+        /// serde-saphyr reads.
+        #[test]
+        fn the_fast_path_agrees_on_any_written_string(
+            s in "(\\PC|[ \t\n\r\u{85}\u{2028}\u{feff}'\":#\\-?|>~0-9.]){0,12}",
+            t in "(\\PC|[ \n'\":#\\-?|>~0-9.eExo_]){0,12}",
+        ) {
+            let doc = json!({"queries": [
+                {"id": format!("q{t}"), "text": s.clone(), "stratum": t.clone(),
+                 "relevant": {s.clone(): 1, t.clone(): 2},
+                 "provenance": {s.clone(): {"source": t.clone(), "at": s.clone(), "verified": true}},
+                 "answer": s.clone(), "meta": {t.clone(): [s.clone()]}},
+                {"id": t.clone(), "relevant": [s.clone(), {"id": t.clone(), "grade": 0}]},
+            ]});
+            let yaml = to_yaml(&doc);
+            // The loader refuses what the guard refuses before either path.
+            let guarded = crate::diag::yaml_guard(&yaml).is_ok();
+            if let Some(fast) = fast_yaml::parse(&yaml, true).filter(|_| guarded) {
+                prop_assert_eq!(Ok(fast), general(&yaml), "{}", yaml);
+            }
+        }
     }
 }

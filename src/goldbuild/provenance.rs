@@ -14,26 +14,14 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diag::input_error_hint;
 use crate::gold::{detect_format, id_of, GoldDoc, GoldFormat};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Provenance {
-    pub source: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labeler: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-    #[serde(default)]
-    pub verified: bool,
-}
-
-/// Query id -> chunk id -> provenance; empty for TREC qrels, which have no
-/// place for it.
-pub type ProvenanceMap = HashMap<String, HashMap<String, Provenance>>;
+/// The types live in the gold layer, whose loader reads them in the same
+/// parse as the labels ([`crate::gold::GoldSet::load_with_provenance`]).
+pub use crate::gold::{Provenance, ProvenanceMap};
 
 /// The provenance recorded in a native gold file (the file is assumed to
 /// have loaded as a gold set already, so only this key is checked here).

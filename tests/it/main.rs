@@ -39,6 +39,7 @@ mod gate_stages;
 mod gate_values;
 mod gold_team;
 mod input_limits;
+mod gold_speed;
 mod layering;
 mod neutralise;
 mod processes;
