@@ -168,7 +168,16 @@ impl FileLock {
     /// Locks `path` (created if missing), waiting up to `u.wait`; `on_wait`
     /// hears once that we wait and for whom.
     pub fn acquire(path: &Path, u: &LockUse, on_wait: &mut dyn FnMut(&str)) -> Result<FileLock> {
-        refuse_symlink(path)?;
+        // A lock file is rgate's own and lives beside what it guards; a
+        // link in its place would have rgate create or truncate its target.
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(input_error_hint(
+                path,
+                None,
+                "is a symbolic link where rgate keeps a lock file; rgate does not write through it",
+                "remove the link (rgate makes the lock file itself and removes it when done)",
+            ));
+        }
         let start = Instant::now();
         let mut told = false;
         loop {
@@ -413,5 +422,28 @@ mod tests {
             e.contains("d.yaml: is a symbolic link rgate cannot follow"),
             "{e}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_in_place_of_a_lock_file_is_refused_as_a_lock_file() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let lock = d.path().join(".gold.yaml.lock");
+        std::os::unix::fs::symlink(&victim, &lock).unwrap();
+        let u = LockUse {
+            name: "gold.yaml",
+            what: "`gold.yaml`",
+            now: "2026-01-01T00:00:00Z",
+            hint: "",
+            wait: Duration::from_secs(1),
+        };
+        let e = FileLock::acquire(&lock, &u, &mut |_| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("is a symbolic link where rgate keeps a lock file"),
+            "{e}"
+        );
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
     }
 }

@@ -294,7 +294,10 @@ mod tests {
         assert!(s.history("bm25").unwrap().is_empty());
         std::fs::create_dir(s.history_path("bm25")).unwrap();
         let e = s.history("bm25").unwrap_err().to_string();
-        assert!(e.contains("bm25.history.jsonl: not a regular file but a directory"), "{e}");
+        assert!(
+            e.contains("bm25.history.jsonl: not a regular file but a directory"),
+            "{e}"
+        );
     }
 
     fn no_wait() -> impl FnMut(&str) {
