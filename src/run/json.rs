@@ -69,11 +69,21 @@ pub fn read(
                 )
             })?;
             let mut first: HashMap<&str, usize> = HashMap::new();
+            // Entries come in the file's order, so each line number is the
+            // last one plus the newlines since: counting from the start for
+            // every query made a 100,000-query run take 16 s.
+            let (mut counted_to, mut line) = (0usize, 1usize);
             for (qid, results) in &entries {
                 // The value's own offset in the text (RawValue borrows
                 // from it): the line of `"q1": [`.
                 let at = results.get().as_ptr() as usize - text.as_ptr() as usize;
-                let line = line_of(text.as_bytes(), at);
+                if at >= counted_to {
+                    line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..at]).count();
+                    counted_to = at;
+                } else {
+                    line = line_of(text.as_bytes(), at);
+                    counted_to = at;
+                }
                 if let Some(f) = first.insert(qid.as_str(), line) {
                     return Err(input_error_hint(
                         path,

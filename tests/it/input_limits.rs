@@ -327,6 +327,12 @@ fn a_key_given_twice_in_a_run_is_refused_at_its_line() {
             "{\n  \"q1\": [\"b\"],\n  \"q1\": [\"a\"]\n}\n",
             "twice.json:3: query `q1` appears again (first at line 2)",
         ),
+        (
+            // Lines counted across entries that span lines, and blank ones.
+            "spread.json",
+            "{\n  \"q1\": [\n    \"b\"\n  ],\n\n  \"q2\": [\"b\"],\n  \"q2\": [\"a\"]\n}\n",
+            "spread.json:7: query `q2` appears again (first at line 6)",
+        ),
     ];
     for (rel, text, want) in cases {
         p.write(rel, text);
