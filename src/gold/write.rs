@@ -57,7 +57,7 @@ impl GoldDoc {
             crate::input::GOLD_LIMIT,
             "check the path of the gold set",
         )?;
-        let bytes = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
+        let bytes = crate::diag::strip_bom(&raw);
         let text = String::from_utf8_lossy(bytes);
         GoldDoc::parse(path, &text, format)
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::provenance::{self, Provenance};
+use super::provenance::Provenance;
 use super::seeded_key;
 use super::sheet::{self, SheetFormat, SheetRow, PERSON};
 use crate::diag::{excerpt, input_error, input_error_hint, Warnings};
@@ -72,11 +72,12 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
     }
     let existing: HashMap<(String, String), (i32, Option<Provenance>)> = match inp.gold {
         Some(g) => {
-            let (gold, w) = GoldSet::load(g, None)?;
+            // Labels and their provenance from one parse of the file.
+            let (gold, w) = GoldSet::load_with_provenance(g, None)?;
             for x in w.iter() {
                 warnings.push(x.clone());
             }
-            let prov = provenance::read(g)?;
+            let prov = &gold.provenance;
             let mut m = HashMap::new();
             for q in &gold.queries {
                 for l in &q.labels {

@@ -17,29 +17,11 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::diag::input_error_hint;
-use crate::gold::{detect_format, id_of, GoldDoc, GoldFormat};
+use crate::gold::{id_of, GoldDoc};
 
 /// The types live in the gold layer, whose loader reads them in the same
 /// parse as the labels ([`crate::gold::GoldSet::load_with_provenance`]).
 pub use crate::gold::{Provenance, ProvenanceMap};
-
-/// The provenance recorded in a native gold file (the file is assumed to
-/// have loaded as a gold set already, so only this key is checked here).
-pub fn read(path: &Path) -> Result<ProvenanceMap> {
-    let bytes = crate::input::read(
-        path,
-        "gold set",
-        crate::input::GOLD_LIMIT,
-        "check the path of the gold set",
-    )?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let format = detect_format(path, bytes);
-    if format == GoldFormat::Qrels {
-        return Ok(ProvenanceMap::new());
-    }
-    let text = String::from_utf8_lossy(bytes);
-    of_doc(path, &GoldDoc::parse(path, &text, format)?)
-}
 
 /// The provenance recorded in a gold document already read (`path` names
 /// it in errors).

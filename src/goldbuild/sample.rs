@@ -48,7 +48,7 @@ impl Default for LogFields {
 /// order of first appearance, and the number of log rows read.
 pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize)> {
     let bytes = crate::input::read(path, "query log", crate::input::LOG_LIMIT, "check the path")?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bytes = crate::diag::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes)
         .map_err(|e| input_error(path, Some(line_of(bytes, e.valid_up_to())), "not valid UTF-8"))?;
     let is_csv = path

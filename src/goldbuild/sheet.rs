@@ -86,7 +86,7 @@ pub fn read(path: &Path) -> Result<Vec<SheetRow>> {
         crate::input::SHEET_LIMIT,
         "make one with `rgate gold pool`",
     )?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bytes = crate::diag::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         input_error(
             path,

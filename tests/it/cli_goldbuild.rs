@@ -654,3 +654,40 @@ fn the_labeler_needs_a_terminal() {
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("gold label needs a terminal"), "{}", o.stderr);
 }
+
+/// A pre-filled row carries the gold label's recorded provenance (a
+/// model's unverified grade stays a model's, unverified), not "verified
+/// by a person".
+#[test]
+fn pool_prefills_with_the_gold_sets_recorded_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (queries, a, b, corpus) = pool_inputs(dir.path());
+    let gold = write(
+        dir.path(),
+        "gold.yaml",
+        "version: 1\nqueries:\n  - id: q1\n    text: rotate a key\n    stratum: how-to\n    relevant: {c4: 2}\n    provenance:\n      c4: {source: model, labeler: gpt, at: \"2026-11-30T10:00:00Z\", verified: false}\n",
+    );
+    let mut c = rgate();
+    c.args(["gold", "pool", "--depth", "2", "--queries"])
+        .arg(&queries)
+        .arg("--run")
+        .arg(&a)
+        .arg("--run")
+        .arg(&b)
+        .arg("--corpus")
+        .arg(&corpus)
+        .arg("--gold")
+        .arg(&gold);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows = jsonl(&o.stdout);
+    let c4 = rows
+        .iter()
+        .find(|r| r["query_id"] == "q1" && r["chunk_id"] == "c4")
+        .expect("c4 pooled for q1");
+    assert_eq!(c4["grade"], 2);
+    assert_eq!(c4["source"], "model");
+    assert_eq!(c4["labeler"], "gpt");
+    assert_eq!(c4["verified"], false);
+    assert_eq!(c4["labeled_at"], "2026-11-30T10:00:00Z");
+}
