@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::checks::{corrected_alpha, test, tolerances, Tested, Want};
 use super::pair::Paired;
-use super::power::{power, spread_se};
+use super::power::{drop_spread, power};
 use super::{Check, CheckVerdict, Current, Hypothesis};
 use crate::compare::{self, Comparison};
 use crate::config::{Correction, Decision, GateSettings};
@@ -68,9 +68,9 @@ fn summarize(
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
         let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
-        let (se, spread) = spread_se(&d, base_vals, scopes, w.scope, settings.weighting);
+        let model = drop_spread(&d, base_vals, cur_vals, scopes, w.scope, settings.weighting);
         let tol = tolerance.unwrap_or(0.0);
-        let power = power(settings.decision, tol, se, spread, scope.members.len(), alpha_m);
+        let power = power(settings.decision, settings.test, tol, &model, alpha_m);
         let (hypothesis, p_value) = match settings.decision {
             _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), t.plain.p_less),
             Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), t.margin.p_less),

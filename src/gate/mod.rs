@@ -34,7 +34,10 @@ use crate::stages::{self, Lost, LostIn};
 pub use checks::corrected_alpha;
 pub use decide::MAX_RESAMPLES;
 pub use flips::COVERAGE_DROP_WARN;
-pub use power::{baseline_power, power, spread_se, standard_error, PlannedPower, Power, Spread, POWER};
+pub use power::{
+    baseline_power, can_reach, drop_spread, lenient_alpha, power, standard_error, DropSpread, PlannedPower,
+    Power, Spread, POWER,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckVerdict {
@@ -329,8 +332,19 @@ pub fn evaluate(
         checks = decide::decided_checks(prep, &run, cur, &paired, &scopes, &wants);
     }
     out.resamples = run.resamples;
-    power::warn_power(&checks, &run, &mut out.warnings);
-    power::warn_too_small(&checks, &run, &mut out.warnings);
+    let m = checks.iter().filter(|c| c.tolerance.is_some()).count();
+    let alpha_m = checks::corrected_alpha(&run, m);
+    let family = power::unchanged_fails_jointly(
+        &mut checks,
+        &run,
+        metrics,
+        &paired.values,
+        &cur.scores.values,
+        &scopes,
+        alpha_m,
+    );
+    power::warn_power(&checks, &run, family, &mut out.warnings);
+    power::warn_too_small(&checks, &run, alpha_m, &mut out.warnings);
     out.checks = checks;
     let cutoff = stages::default_cutoff(metrics);
     let (flips, gained) = flips::flips(prep, settings, cur, b, cutoff, &paired, &paired_idx);

@@ -89,7 +89,9 @@ use rand_chacha::ChaCha8Rng;
 
 pub use bootstrap::{bootstrap, bootstrap_alphas, try_bootstrap, try_bootstrap_alphas, BootstrapSettings};
 pub use correction::{bonferroni, holm};
-pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
+pub use power::{
+    chance_any_below, min_detectable_drop, normal_cdf, queries_needed, t_quantile, z_quantile, Watch,
+};
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};
 pub use ttest::t_test;
