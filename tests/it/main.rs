@@ -42,6 +42,7 @@ mod gold_team;
 mod input_limits;
 mod layering;
 mod neutralise;
+mod power;
 mod processes;
 mod properties_eval;
 mod properties_gate;
