@@ -222,7 +222,7 @@ fn gate_pair(
     regress: Option<(Option<usize>, usize, f64)>,
     rng: &mut ChaCha8Rng,
 ) -> gate::RetrieverOutcome {
-    let mut base = vec![Vec::new(), Vec::new()];
+    let mut base = [Vec::new(), Vec::new()];
     let mut cur = vec![Vec::new(), Vec::new()];
     for q in &w.qs {
         let pb = draw(q, rng);

@@ -381,7 +381,7 @@ fn margin_at(decision: Decision, t: &Test, tol: f64, model: &DropSpread, drop: f
 /// a grid for the first crossing, then bisection.
 fn solve(decision: Decision, t: &Test, tol: f64, model: &DropSpread, from: f64) -> Option<f64> {
     let hi = model.max_drop;
-    if !(hi > from) {
+    if hi.is_nan() || hi <= from {
         return None;
     }
     let f = |x: f64| margin_at(decision, t, tol, model, x);

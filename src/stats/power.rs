@@ -38,7 +38,8 @@ pub fn normal_cdf(x: f64) -> f64 {
 /// (the textbook t approximation to the power of a one-sample test; Cohen
 /// 1988, ch. 2.3).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
-    if !(p > 0.0 && p < 1.0) || !(df >= 1.0) {
+    let usable = p > 0.0 && p < 1.0 && df >= 1.0;
+    if !usable {
         return f64::NAN;
     }
     if df > 1e7 {

@@ -42,10 +42,11 @@ fn churned_pair(w: &sim::World, pi: f64, rng: &mut ChaCha8Rng) -> (Vec<Vec<f64>>
             cur[1][q] = fresh[1][q];
         }
     }
-    for q in 0..w.latent.len() {
-        if cur[0][q] == 1.0 && rng.gen_bool(pi) {
-            cur[0][q] = 0.0;
-            cur[1][q] = 0.0;
+    let (hit, mrr) = cur.split_at_mut(1);
+    for (h, m) in hit[0].iter_mut().zip(mrr[0].iter_mut()) {
+        if *h == 1.0 && rng.gen_bool(pi) {
+            *h = 0.0;
+            *m = 0.0;
         }
     }
     (base, cur)
@@ -103,7 +104,7 @@ fn the_mde_before_and_after_a_pure_loss_is_the_same() {
         .map(|i| f64::from(u8::from((12..28).contains(&i))))
         .collect();
     let before = check(
-        &sim::gate_values(&w, &s, &[base.clone()], &[base.clone()]),
+        &sim::gate_values(&w, &s, std::slice::from_ref(&base), std::slice::from_ref(&base)),
         "hit_rate@3",
         "all",
     )
