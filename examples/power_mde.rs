@@ -8,7 +8,8 @@
 //! enumeration so the expected drop is the printed mde.
 //!
 //! ```sh
-//! cargo run --release --example power_mde -- [TRIALS] [CHURN]
+//! cargo run --release --example power_mde -- [TRIALS] [CHURN] [CASE]
+//! cargo run --release --example power_mde -- threshold [TRIALS]
 //! ```
 //! Per case: the mean mde printed over 20 unchanged pilots, then TRIALS
 //! (default 200) gates with that true drop; the share caught with its 95%
@@ -296,9 +297,59 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((c - h).max(0.0), (c + h).min(1.0))
 }
 
+/// `threshold` mode, strata 60/25/8/4, both metrics on every scope (10
+/// checks), churn 1: the mean chance the warning prints that an unchanged
+/// retriever fails, against how often it does.
+fn threshold_family(trials: usize) {
+    let w = world(&[60, 25, 8, 4], 27);
+    let s = GateSettings {
+        resamples: 2000,
+        decision: rgate::config::Decision::Threshold,
+        rules: ["ndcg@10", "hit_rate@3"]
+            .iter()
+            .map(|m| Rule {
+                metric: m.parse().unwrap(),
+                tolerance: Tolerance::Absolute(0.05),
+                strata: StrataSel::All,
+            })
+            .collect(),
+        ..GateSettings::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (mut fails, mut printed, mut product) = (0, 0.0, 0.0);
+    for _ in 0..trials {
+        let o = gate_pair(&w, &s, 1.0, None, &mut rng);
+        fails += usize::from(o.verdict() == gate::Verdict::Fail);
+        let p: f64 = o
+            .warnings
+            .iter()
+            .find_map(|w| {
+                let at = w.find("fail about ")? + "fail about ".len();
+                w[at..].split('%').next()?.parse::<f64>().ok()
+            })
+            .unwrap_or(0.0);
+        printed += p / 100.0;
+        let each: Vec<f64> = o.checks.iter().filter_map(|c| c.power.unchanged_fails).collect();
+        product += 1.0 - each.iter().map(|p| 1.0 - p).product::<f64>();
+    }
+    let (lo, hi) = wilson(fails, trials);
+    let t = trials as f64;
+    println!(
+        "threshold, 10 checks, strata 60/25/8/4, tolerance 0.05, churn 1: unchanged fails {:.3} [{lo:.3}, {hi:.3}] ({fails}/{trials}); printed (joint) {:.3}; product of the per-check rates {:.3}",
+        fails as f64 / t,
+        printed / t,
+        product / t
+    );
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let trials: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let first = args.next();
+    if first.as_deref() == Some("threshold") {
+        threshold_family(args.next().and_then(|a| a.parse().ok()).unwrap_or(200));
+        return;
+    }
+    let trials: usize = first.and_then(|a| a.parse().ok()).unwrap_or(200);
     let churn: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1.0);
     let only: Option<String> = args.next();
     let w = world(&[120, 60, 25], 26);
