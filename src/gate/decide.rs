@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use super::checks::{tolerances, Tested, Want};
 use super::pair::Paired;
-use super::power::{power, spread_se};
-use super::{Check, CheckVerdict, Current, Hypothesis, Power, Spread};
+use super::power::{drop_spread, power, DropSpread};
+use super::{Check, CheckVerdict, Current, Hypothesis, Power};
 use crate::compare::{self, Comparison};
 use crate::config::{Correction, CorrectionScope, Decision, GateSettings};
 use crate::prepared::Prepared;
@@ -37,8 +37,8 @@ pub(super) struct Pending {
     pub(super) checks: Vec<Check>,
     /// The test behind each check, in check order.
     inferences: Vec<Inference>,
-    /// Each check's standard error and its source, for the power.
-    spreads: Vec<(f64, Spread)>,
+    /// Each check's spread model, for the power.
+    spreads: Vec<DropSpread>,
 }
 
 impl Pending {
@@ -96,7 +96,7 @@ fn summarize(
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
         let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
-        let spread = spread_se(&d, base_vals, scopes, w.scope, settings.weighting);
+        let spread = drop_spread(&d, base_vals, cur_vals, scopes, w.scope, settings.weighting);
         let tol = tolerance.unwrap_or(0.0);
         let inf = &t.inference;
         let plain = inf.outcome(settings.alpha);
@@ -241,9 +241,9 @@ pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -
     }
     for (r, pend) in pendings.iter_mut().enumerate() {
         let alpha_m = super::checks::corrected_alpha(settings, family_size[r]);
-        for (c, &(se, spread)) in pend.checks.iter_mut().zip(&pend.spreads) {
+        for (c, model) in pend.checks.iter_mut().zip(&pend.spreads) {
             let tol = c.tolerance.unwrap_or(0.0);
-            c.power = power(settings.decision, tol, se, spread, c.cmp.n, alpha_m);
+            c.power = power(settings.decision, c.test, tol, model, alpha_m);
         }
     }
     family_size

@@ -34,7 +34,10 @@ use crate::stages::{self, Lost, LostIn};
 pub use checks::corrected_alpha;
 pub use decide::MAX_RESAMPLES;
 pub use flips::COVERAGE_DROP_WARN;
-pub use power::{baseline_power, power, spread_se, standard_error, PlannedPower, Power, Spread, POWER};
+pub use power::{
+    baseline_power, can_reach, drop_spread, lenient_alpha, power, standard_error, DropSpread, PlannedPower,
+    Power, Spread, POWER,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckVerdict {
@@ -414,15 +417,30 @@ fn evaluate_each(
         pendings = test_all(&run);
         sizes = decide::decide_family(&mut pendings, &run);
     }
-    for ((out, pend), m) in outs.iter_mut().zip(pendings).zip(sizes) {
-        if out.baseline.is_none() {
+    for (((out, mut pend), m), (plan, &(cur, _))) in outs
+        .iter_mut()
+        .zip(pendings)
+        .zip(sizes)
+        .zip(planned.iter().zip(inputs))
+    {
+        let Some(plan) = plan else {
             continue;
-        }
+        };
         out.resamples = run.resamples;
         out.family_size = m;
         out.inconclusive_fails = settings.on_inconclusive == crate::config::OnInconclusive::Fail;
-        power::warn_power(&pend.checks, &run, &mut out.warnings);
-        power::warn_too_small(&pend.checks, &run, m, &mut out.warnings);
+        let alpha_m = checks::corrected_alpha(&run, m);
+        let family = power::unchanged_fails_jointly(
+            &mut pend.checks,
+            &run,
+            &cur.scores.metrics,
+            &plan.paired.values,
+            &cur.scores.values,
+            &plan.scopes,
+            alpha_m,
+        );
+        power::warn_power(&pend.checks, &run, family, &mut out.warnings);
+        power::warn_too_small(&pend.checks, &run, alpha_m, &mut out.warnings);
         out.checks = pend.checks;
     }
     outs

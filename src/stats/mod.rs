@@ -94,7 +94,9 @@ pub use bootstrap::{
 };
 pub use correction::{bonferroni, holm};
 pub use inference::Inference;
-pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
+pub use power::{
+    chance_any_below, min_detectable_drop, normal_cdf, queries_needed, t_quantile, z_quantile, Watch,
+};
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};
 pub use ttest::t_test;

@@ -43,6 +43,7 @@ mod gold_team;
 mod input_limits;
 mod layering;
 mod neutralise;
+mod power;
 mod processes;
 mod properties_eval;
 mod properties_gate;
