@@ -49,6 +49,9 @@ pub struct CompareRow {
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
+    /// Set when a few queries carry most of the change
+    /// ([`crate::gate::skew`]).
+    pub skew: Option<crate::gate::skew::Skew>,
 }
 
 /// A set of query positions, named.
@@ -382,6 +385,12 @@ pub fn compare(
             &[],
         );
         for (m, t) in tested.outcomes.into_iter().enumerate() {
+            let d: Vec<f64> = candidate.values[m]
+                .iter()
+                .zip(&baseline.values[m])
+                .map(|(c, b)| c - b)
+                .collect();
+            let skew = crate::gate::skew::diagnose(&d, gold, &scopes, si, settings.weighting);
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -413,6 +422,7 @@ pub fn compare(
                 wins,
                 ties,
                 losses,
+                skew,
             });
         }
     }

@@ -34,7 +34,17 @@ pub(super) fn decided_checks(
     let tolerances = tolerances(settings, paired, scopes, wants);
     let m = (0..wants.len()).filter(|&k| tolerances[k].is_some()).count();
     let tested = test(prep, settings, cur, paired, scopes, wants, &tolerances, m);
-    let mut checks = summarize(settings, cur, paired, scopes, wants, &tolerances, &tested, m);
+    let mut checks = summarize(
+        &prep.gold,
+        settings,
+        cur,
+        paired,
+        scopes,
+        wants,
+        &tolerances,
+        &tested,
+        m,
+    );
     correct(&mut checks, settings.correction);
     decide(&mut checks, settings);
     checks
@@ -44,6 +54,7 @@ pub(super) fn decided_checks(
 /// and the power. Verdicts come later.
 #[allow(clippy::too_many_arguments)]
 fn summarize(
+    gold: &crate::gold::GoldSet,
     settings: &GateSettings,
     cur: &Current,
     paired: &Paired,
@@ -101,6 +112,7 @@ fn summarize(
             power,
             test: t.test,
             monte_carlo: t.monte_carlo,
+            skew: super::skew::diagnose(&d, gold, scopes, w.scope, settings.weighting),
             verdict: CheckVerdict::NotGated,
         });
     }

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::gate::GateView;
+use super::gate::{skew_text, GateView, SKEW_HEADING};
 use super::{Exporter, Report};
 use crate::escape;
 use crate::gate::CheckVerdict;
@@ -40,6 +40,13 @@ impl Exporter for Junit {
                         esc(&v.reason(c, r)),
                         c.cmp.baseline,
                         c.cmp.current,
+                    );
+                }
+                if let Some(s) = &c.skew {
+                    body += &format!(
+                        "      <system-out>{}: {}</system-out>\n",
+                        esc(SKEW_HEADING),
+                        esc(&skew_text(&c.cmp.metric.name(), &c.cmp.stratum, c.cmp.n, s))
                     );
                 }
                 body += "    </testcase>\n";

@@ -211,3 +211,154 @@ fn pooled_strata_join_the_same_stratum_whatever_the_order() {
         assert_eq!(numbers(&p, weighting), numbers(&q, weighting), "{weighting}");
     }
 }
+
+/// 100 queries in one stratum, one relevant chunk each, found at rank 2 by
+/// the baseline run (RR 1/2); the current run finds it at rank 3 for
+/// q-000..q-034 (RR 1/3: 35 small losses) and at rank 1 for q-050, q-070
+/// and q-090 (RR 1: 3 large gains), as issue 26's skewed scenario.
+fn skewed_project() -> TestProject {
+    let ids: Vec<String> = (0..100).map(|i| format!("q-{i:03}")).collect();
+    let mut gold = String::from("version: 1\nqueries:\n");
+    for id in &ids {
+        gold += &format!("  - id: {id}\n    stratum: s\n    relevant: [r]\n");
+    }
+    let run = |rank_of: &dyn Fn(usize) -> usize| {
+        ids.iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let r = rank_of(i);
+                let results: Vec<String> = (1..=5)
+                    .map(|k| {
+                        if k == r {
+                            "\"r\"".into()
+                        } else {
+                            format!("\"x{k}\"")
+                        }
+                    })
+                    .collect();
+                format!(
+                    "{{\"query_id\": \"{id}\", \"results\": [{}]}}\n",
+                    results.join(", ")
+                )
+            })
+            .collect::<String>()
+    };
+    let current = |i: usize| match i {
+        0..=34 => 3,
+        50 | 70 | 90 => 1,
+        _ => 2,
+    };
+    TestProject::new()
+        .with_file("gold.yaml", gold)
+        .with_file("base.jsonl", run(&|_| 2))
+        .with_file("cur.jsonl", run(&current))
+        .with_file(
+            "rgate.yaml",
+            "gold: gold.yaml\nbaselines: store\nmetrics: [mrr@10]\nretrievers:\n  - name: r\n    run: base.jsonl\n\
+             gate:\n  resamples: 500\n  rules:\n    - metric: mrr@10\n      max_drop: 0.02\n      strata: overall\n",
+        )
+}
+
+/// G1 of the scenario's deltas, from the formula (Joanes & Gill 1998),
+/// apart from the code under test.
+fn scenario_skewness() -> f64 {
+    let d: Vec<f64> = (0..100)
+        .map(|i| match i {
+            0..=34 => 1.0 / 3.0 - 0.5,
+            50 | 70 | 90 => 0.5,
+            _ => 0.0,
+        })
+        .collect();
+    let n = 100.0;
+    let mean = d.iter().sum::<f64>() / n;
+    let m2 = d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    let m3 = d.iter().map(|v| (v - mean).powi(3)).sum::<f64>() / n;
+    m3 / m2.powf(1.5) * (n * (n - 1.0)).sqrt() / (n - 2.0)
+}
+
+/// The skew of a check row as JSON gives it, checked against the scenario:
+/// the 3 gainers carry all of the gain.
+fn assert_skew(row: &Value) {
+    let s = &row["skew"];
+    assert_eq!(s["direction"], "gain", "{row}");
+    assert_eq!(s["carriers"], 3);
+    assert_eq!(s["movers"], 3);
+    assert!((s["share"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+    let want = scenario_skewness();
+    assert!(want > 2.0, "{want}");
+    assert!(
+        (s["skewness"].as_f64().unwrap() - want).abs() < 1e-9,
+        "{s} vs {want}"
+    );
+    let named: Vec<(&str, f64)> = s["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| (q["query_id"].as_str().unwrap(), q["delta"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(named, [("q-050", 0.5), ("q-070", 0.5), ("q-090", 0.5)]);
+}
+
+#[test]
+fn a_few_large_gains_are_named_in_every_gate_format() {
+    let p = skewed_project().with_args(&["--config", "rgate.yaml"]);
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    let (_, v) = p.json(&["gate", "--run", "r=cur.jsonl"]);
+    let checks = v["retrievers"][0]["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 1);
+    assert_skew(&checks[0]);
+    let line = "mrr@10 on all: 3 of 100 queries carry 100% of the gain";
+    let names = "q-050 +0.5000, q-070 +0.5000, q-090 +0.5000";
+    for format in ["table", "markdown", "junit"] {
+        let o = p.run(&["gate", "--run", "r=cur.jsonl", "--format", format]);
+        assert!(
+            o.stdout.contains("Skewed deltas: a few queries carry the change"),
+            "{format}: {}",
+            o.stdout
+        );
+        assert!(o.stdout.contains(line), "{format}: {}", o.stdout);
+        assert!(o.stdout.contains(names), "{format}: {}", o.stdout);
+    }
+    let o = p.run(&["gate", "--run", "r=cur.jsonl", "--format", "csv"]);
+    let header = o.stdout.lines().next().unwrap();
+    assert!(header.ends_with(",skewness,skew_queries"), "{header}");
+    assert!(
+        o.stdout.contains("q-050 0.5; q-070 0.5; q-090 0.5"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_few_large_gains_are_named_by_compare_and_unchanged_runs_are_not() {
+    let p = skewed_project();
+    let compare = |runs: [&str; 2], format: &str| {
+        let o = p.bare(&[
+            "compare",
+            "--gold",
+            "gold.yaml",
+            runs[0],
+            runs[1],
+            "-m",
+            "mrr@10",
+            "--format",
+            format,
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    let v: Value = serde_json::from_str(&compare(["base.jsonl", "cur.jsonl"], "json")).unwrap();
+    assert_skew(&v["runs"][0]["checks"][0]);
+    for format in ["table", "markdown"] {
+        let out = compare(["base.jsonl", "cur.jsonl"], format);
+        assert!(
+            out.contains("mrr@10 on all: 3 of 100 queries carry 100% of the gain"),
+            "{out}"
+        );
+    }
+    assert!(compare(["base.jsonl", "cur.jsonl"], "csv").contains("q-050 0.5; q-070 0.5; q-090 0.5"));
+    // The same run against itself: every delta 0, nothing skewed.
+    let v: Value = serde_json::from_str(&compare(["base.jsonl", "base.jsonl"], "json")).unwrap();
+    assert_eq!(v["runs"][0]["checks"][0]["skew"], Value::Null);
+    assert!(!compare(["base.jsonl", "base.jsonl"], "table").contains("Skewed"));
+}
