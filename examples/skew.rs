@@ -99,7 +99,13 @@ fn scenarios() -> Vec<Scenario> {
         }),
         ("graded jitter on 30%, uniform +-0.2", 100, |r, n| {
             (0..n)
-                .map(|_| if r.gen::<f64>() < 0.3 { r.gen_range(-0.2..0.2) } else { 0.0 })
+                .map(|_| {
+                    if r.gen::<f64>() < 0.3 {
+                        r.gen_range(-0.2..0.2)
+                    } else {
+                        0.0
+                    }
+                })
                 .collect()
         }),
         ("a drop on every query, -0.05 + N(0, 0.1)", 100, |r, n| {
@@ -126,11 +132,16 @@ fn scenarios() -> Vec<Scenario> {
 }
 
 fn main() {
-    let trials: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let trials: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1000);
     println!("Flag rate of the skew diagnostic ({trials} trials each):");
     for (k, (name, n, gen)) in scenarios().into_iter().enumerate() {
         let mut rng = ChaCha8Rng::seed_from_u64(1000 + k as u64);
-        let flagged = (0..trials).filter(|_| detect(&gen(&mut rng, n)).is_some()).count();
+        let flagged = (0..trials)
+            .filter(|_| detect(&gen(&mut rng, n)).is_some())
+            .count();
         println!("  {name:<42} n={n:<4} flagged {}", rate(flagged, trials));
     }
 
@@ -177,7 +188,11 @@ fn main() {
                 "  {:<16} false alarms {}; of those flagged {}",
                 names[j],
                 rate(alarms[j], test_trials),
-                if alarms[j] > 0 { rate(alarms_flagged[j], alarms[j]) } else { "-".into() }
+                if alarms[j] > 0 {
+                    rate(alarms_flagged[j], alarms[j])
+                } else {
+                    "-".into()
+                }
             );
         }
     }
