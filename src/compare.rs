@@ -5,6 +5,11 @@
 //! order. The overall scope is resampled within strata (stratum sizes
 //! fixed, tiny strata pooled); a stratum's own scope is resampled as one
 //! group; scopes below [`SMALL_SCOPE`] get the exact sign-flip test.
+//!
+//! Order-free (SPEC "Statistics, second edition"): every test sees a
+//! scope's queries in id order and the overall scope's strata in name
+//! order ([`crate::gold::GoldSet::stratum_ranks`]), so reordering the
+//! lines or the strata of a gold file changes no p-value, bound or mean.
 
 use crate::config::{GateSettings, TestKind, Weighting};
 use crate::eval::{mean_of, Scores};
@@ -44,6 +49,9 @@ pub struct CompareRow {
     pub wins: usize,
     pub ties: usize,
     pub losses: usize,
+    /// Set when a few queries carry most of the change
+    /// ([`crate::gate::skew`]).
+    pub skew: Option<crate::gate::skew::Skew>,
 }
 
 /// A set of query positions, named.
@@ -81,9 +89,12 @@ pub fn scopes(gold: &GoldSet, queries: &[usize]) -> Vec<Scope> {
 /// tested.
 pub fn scope_mean(values: &[f64], scopes: &[Scope], scope: usize, weighting: Weighting) -> f64 {
     if scope == 0 && weighting == Weighting::Macro {
-        let per: Vec<f64> = scopes[1..]
+        // Summed in the strata's name order, so the mean's last bits do
+        // not depend on which stratum the file showed first.
+        let mut strata: Vec<&Scope> = scopes[1..].iter().filter(|s| !s.members.is_empty()).collect();
+        strata.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        let per: Vec<f64> = strata
             .iter()
-            .filter(|s| !s.members.is_empty())
             .map(|s| mean_of(values, s.members.iter().copied()))
             .collect();
         stats::mean(&per)
@@ -129,7 +140,10 @@ pub fn test_for(configured: TestKind, n: usize) -> TestKind {
 
 /// Resampling groups of the overall scope: one per stratum, with strata
 /// below [`MIN_RESAMPLED_STRATUM`] pooled (see there). Returns the label of
-/// each query and whether any stratum was pooled.
+/// each query and whether any stratum was pooled. Labels are the strata's
+/// ranks by name, so the choices below (the pool joins the largest
+/// stratum, the last by name among equals; a pool with nowhere to go takes
+/// the first small stratum's label) depend on the names, not the file.
 fn resampling_labels(labels: &[u32]) -> (Vec<u32>, bool) {
     let mut sizes: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
     for &l in labels {
@@ -224,8 +238,15 @@ pub fn test_scope(
     let members = &scopes[scope].members;
     let n = members.len();
     let test = test_for(settings.test, n);
+    // Groups by the stratum's rank by name, not its number (first
+    // appearance in the file): the groups' order decides which random
+    // stream draws which stratum, and in which order their sums add up.
     let labels: Vec<u32> = if scope == 0 {
-        members.iter().map(|&q| gold.queries[q].stratum).collect()
+        let rank = gold.stratum_ranks();
+        members
+            .iter()
+            .map(|&q| rank[gold.queries[q].stratum as usize])
+            .collect()
     } else {
         vec![0; n]
     };
@@ -316,6 +337,12 @@ pub fn compare(
         );
         for (m, inference) in tested.inferences.iter().enumerate() {
             let t = inference.outcome(settings.alpha);
+            let d: Vec<f64> = candidate.values[m]
+                .iter()
+                .zip(&baseline.values[m])
+                .map(|(c, b)| c - b)
+                .collect();
+            let skew = crate::gate::skew::diagnose(&d, gold, &scopes, si, settings.weighting);
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -347,6 +374,7 @@ pub fn compare(
                 wins,
                 ties,
                 losses,
+                skew,
             });
         }
     }
@@ -371,6 +399,41 @@ mod tests {
         assert_eq!(test_for(TestKind::Bootstrap, 30), TestKind::Bootstrap);
         assert_eq!(test_for(TestKind::TTest, 5), TestKind::TTest);
         assert_eq!(test_for(TestKind::Randomization, 500), TestKind::Randomization);
+    }
+
+    /// The macro mean adds the stratum means in name order: with means
+    /// 1e16, 1 and -1e16 the sum depends on the order (1e16 + 1 rounds back
+    /// to 1e16), so a file naming the strata in another order used to give
+    /// another mean. In name order (a, b, c: 1e16 + 1 - 1e16) the 1 is lost
+    /// for any file order: (1e16 + 1) - 1e16 = 0, over 3 strata.
+    #[test]
+    fn the_macro_mean_does_not_follow_the_files_stratum_order() {
+        use crate::gold::{GoldFormat, GoldQuery, Labels};
+        let q = |id: &str, stratum: u32| GoldQuery {
+            id: id.into(),
+            text: None,
+            stratum,
+            spans: Vec::new(),
+            labels: Labels::default(),
+        };
+        // Strata a (1e16), b (1), c (-1e16), listed in two file orders.
+        let value = |name: &str| match name {
+            "a" => 1e16,
+            "b" => 1.0,
+            _ => -1e16,
+        };
+        for names in [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]] {
+            let strata: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+            let queries: Vec<GoldQuery> = names.iter().enumerate().map(|(k, n)| q(n, k as u32)).collect();
+            let gold = GoldSet::from_parts("g", GoldFormat::Yaml, queries, strata).unwrap();
+            let ranks = gold.stratum_ranks();
+            let want: Vec<u32> = names.iter().map(|n| (n.as_bytes()[0] - b'a') as u32).collect();
+            assert_eq!(ranks, want, "{names:?}");
+            let values: Vec<f64> = names.iter().map(|n| value(n)).collect();
+            let all: Vec<usize> = (0..3).collect();
+            let sc = scopes(&gold, &all);
+            assert_eq!(scope_mean(&values, &sc, 0, Weighting::Macro), 0.0, "{names:?}");
+        }
     }
 
     /// The row says whether it is significant, so no renderer decides it:

@@ -63,13 +63,23 @@ pub(super) fn pending(
 ) -> Pending {
     let tolerances = tolerances(settings, paired, scopes, wants);
     let tested = super::checks::test(prep, settings, cur, paired, scopes, wants);
-    summarize(settings, cur, paired, scopes, wants, &tolerances, &tested)
+    summarize(
+        &prep.gold,
+        settings,
+        cur,
+        paired,
+        scopes,
+        wants,
+        &tolerances,
+        &tested,
+    )
 }
 
 /// One [`Check`] per tested want: means, the test's numbers at margin 0
 /// and at the check's margin, the tolerance. Levels, bounds, power and
 /// verdicts come with the family.
 fn summarize(
+    gold: &crate::gold::GoldSet,
     settings: &GateSettings,
     cur: &Current,
     paired: &Paired,
@@ -130,6 +140,7 @@ fn summarize(
             power: Power::unknown(),
             test: t.test,
             monte_carlo: t.monte_carlo,
+            skew: super::skew::diagnose(&d, gold, scopes, w.scope, settings.weighting),
             verdict: CheckVerdict::NotGated,
         });
         out.inferences.push(t.inference.clone());

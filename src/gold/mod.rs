@@ -135,6 +135,23 @@ impl GoldSet {
         order
     }
 
+    /// Each stratum's rank among the strata sorted by name (bytes), by
+    /// stratum number: a numbering that depends on the names alone, where
+    /// the stratum numbers themselves follow first appearance in the file.
+    /// Whatever resamples by stratum groups by this rank, so a gold file
+    /// with its lines or its strata in another order draws the same
+    /// queries from the same random streams (SPEC "Statistics, second
+    /// edition": order-free).
+    pub fn stratum_ranks(&self) -> Vec<u32> {
+        let mut by_name: Vec<usize> = (0..self.strata.len()).collect();
+        by_name.sort_by(|&a, &b| self.strata[a].as_bytes().cmp(self.strata[b].as_bytes()));
+        let mut rank = vec![0u32; self.strata.len()];
+        for (r, s) in by_name.into_iter().enumerate() {
+            rank[s] = r as u32;
+        }
+        rank
+    }
+
     /// Query count per stratum, in stratum order.
     pub fn stratum_sizes(&self) -> Vec<usize> {
         let mut sizes = vec![0; self.strata.len()];

@@ -108,6 +108,22 @@ impl CompareView<'_> {
         t
     }
 
+    /// Run `k`'s skewed rows, in words (see [`super::gate::skew_text`]).
+    pub(super) fn skewed(&self, k: usize) -> Vec<String> {
+        self.comparisons[k]
+            .iter()
+            .filter_map(|r| {
+                let s = r.skew.as_ref()?;
+                Some(super::gate::skew_text(
+                    &r.cmp.metric.name(),
+                    &r.cmp.stratum,
+                    r.cmp.n,
+                    s,
+                ))
+            })
+            .collect()
+    }
+
     pub(super) fn title(&self) -> String {
         format!(
             "rgate compare · gold {} ({}) · seed {}, B={}",

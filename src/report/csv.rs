@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::baseline::{HistoryView, ShowView};
 use super::compare::CompareView;
 use super::eval::EvalView;
-use super::gate::GateView;
+use super::gate::{skew_cell, GateView};
 use super::table::Table;
 use super::{Exporter, Report};
 use crate::compare::Comparison;
@@ -25,7 +25,16 @@ impl Exporter for Csv {
     fn gate(&self, v: &GateView) -> Result<String> {
         let headers = row_headers(
             &["retriever"],
-            &["tolerance", "mde", "test", "resamples", "seed", "verdict"],
+            &[
+                "tolerance",
+                "mde",
+                "test",
+                "resamples",
+                "seed",
+                "verdict",
+                "skewness",
+                "skew_queries",
+            ],
         );
         let mut t = Table::new(headers, 3);
         for r in &v.outcome.retrievers {
@@ -39,6 +48,8 @@ impl Exporter for Csv {
                     r.resamples.to_string(),
                     v.outcome.settings.seed.to_string(),
                     c.verdict.name().to_string(),
+                    c.skew.as_ref().map(|s| csv_num(s.skewness)).unwrap_or_default(),
+                    skew_cell(c.skew.as_ref()),
                 ]);
                 t.push(row);
             }
@@ -49,7 +60,16 @@ impl Exporter for Csv {
     fn compare(&self, v: &CompareView) -> Result<String> {
         let headers = row_headers(
             &["run", "baseline_run"],
-            &["wins", "ties", "losses", "test", "resamples", "seed"],
+            &[
+                "wins",
+                "ties",
+                "losses",
+                "test",
+                "resamples",
+                "seed",
+                "skewness",
+                "skew_queries",
+            ],
         );
         let mut t = Table::new(headers, 4);
         for (k, rows) in v.comparisons.iter().enumerate() {
@@ -63,6 +83,8 @@ impl Exporter for Csv {
                     r.test.name().to_string(),
                     v.settings.resamples.to_string(),
                     v.settings.seed.to_string(),
+                    r.skew.as_ref().map(|s| csv_num(s.skewness)).unwrap_or_default(),
+                    skew_cell(r.skew.as_ref()),
                 ]);
                 t.push(row);
             }

@@ -9,6 +9,7 @@ use anyhow::Result;
 use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, short_commit, signed4, Table};
 use crate::config::Decision;
+use crate::gate::skew::Skew;
 use crate::gate::{
     Check, CheckVerdict, Flip, GateOutcome, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
 };
@@ -364,6 +365,59 @@ impl GateView<'_> {
             }
         }
     }
+}
+
+/// The line that opens a list of skewed checks, in every format.
+pub(super) const SKEW_HEADING: &str =
+    "Skewed deltas: a few queries carry the change, where every test's p-value is least reliable";
+
+/// One skewed check in words, the queries named: "ndcg@10 on all: 3 of
+/// 100 queries carry 100% of the gain (skewness +5.14): q-017 +0.7000,
+/// ...". The library decided the check is skewed and which queries carry
+/// it; this only words it.
+pub fn skew_text(metric: &str, stratum: &str, n: usize, s: &Skew) -> String {
+    let named: Vec<String> = s
+        .queries
+        .iter()
+        .map(|(id, d)| format!("{id} {}", signed4(*d)))
+        .collect();
+    let more = s.carriers.saturating_sub(s.queries.len());
+    let more = if more > 0 {
+        format!(", and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "{metric} on {stratum}: {} of {n} queries carry {:.0}% of the {} (skewness {:+.2}): {}{more}",
+        s.carriers,
+        100.0 * s.share,
+        s.direction.name(),
+        s.skewness,
+        named.join(", ")
+    )
+}
+
+/// Each skewed check of a retriever, in words.
+pub(super) fn skewed(r: &RetrieverOutcome) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter_map(|c| {
+            let s = c.skew.as_ref()?;
+            Some(skew_text(&c.cmp.metric.name(), &c.cmp.stratum, c.cmp.n, s))
+        })
+        .collect()
+}
+
+/// The named queries of a skewed check as one CSV cell: `id delta; ...`.
+pub(super) fn skew_cell(s: Option<&Skew>) -> String {
+    s.map(|s| {
+        s.queries
+            .iter()
+            .map(|(id, d)| format!("{id} {d}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+    .unwrap_or_default()
 }
 
 /// "12 more queries dropped by the reranker (how-to)".

@@ -7,7 +7,11 @@
 //! `current`, `delta`, `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`,
 //! `verdict`, plus `tolerance`, `mde`, `lower_bound`, `upper_bound`),
 //! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
-//! and `warnings[]`. Numbers that do not exist are `null`.
+//! and `warnings[]`. Numbers that do not exist are `null`. Each check (and
+//! each compare row) has `skew`: `null`, or, when a few queries carry most
+//! of its change (see `gate::skew`), `{"skewness", "direction": "gain" |
+//! "loss", "share", "carriers", "movers", "queries": [{"query_id",
+//! "delta"}]}`.
 //!
 //! A retriever with a candidate list (SPEC "Two stages") also has
 //! `stages`: `{"candidates", "cutoff", "lost": {scope: {"n", "baseline":
@@ -54,6 +58,7 @@ use super::{Exporter, Report};
 use crate::baseline::HistoryEntry;
 use crate::compare::Comparison;
 use crate::escape;
+use crate::gate::skew::Skew;
 use crate::gate::{CheckVerdict, Hypothesis, StageOutcome};
 use crate::stages::{LostIn, Stages};
 
@@ -157,6 +162,7 @@ fn gate_value(v: &GateView) -> Value {
                     o.insert("p_rise".into(), num(c.p_rise));
                     o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
                     o.insert("monte_carlo".into(), json!(c.monte_carlo));
+                    o.insert("skew".into(), skew_value(c.skew.as_ref()));
                     if r.fails(c) || c.verdict == CheckVerdict::Inconclusive {
                         o.insert("reason".into(), json!(v.reason(c, r)));
                     }
@@ -220,6 +226,28 @@ fn counts_json(r: &crate::gate::RetrieverOutcome) -> Value {
         "improved": n.improved,
         "inconclusive": n.inconclusive,
         "not_gated": n.not_gated,
+    })
+}
+
+/// A check's skew diagnostic: `null`, or the skewness, the direction the
+/// few moved (`gain`/`loss`), their share of that movement, how many
+/// carry it and how many moved that way, and the named queries.
+fn skew_value(s: Option<&Skew>) -> Value {
+    let Some(s) = s else {
+        return Value::Null;
+    };
+    let queries: Vec<Value> = s
+        .queries
+        .iter()
+        .map(|(id, d)| json!({"query_id": id, "delta": num(*d)}))
+        .collect();
+    json!({
+        "skewness": num(s.skewness),
+        "direction": s.direction.name(),
+        "share": num(s.share),
+        "carriers": s.carriers,
+        "movers": s.movers,
+        "queries": queries,
     })
 }
 
@@ -291,6 +319,7 @@ fn compare_value(v: &CompareView) -> Value {
                     o.insert("wins".into(), json!(c.wins));
                     o.insert("ties".into(), json!(c.ties));
                     o.insert("losses".into(), json!(c.losses));
+                    o.insert("skew".into(), skew_value(c.skew.as_ref()));
                     Value::Object(o)
                 })
                 .collect();

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::gate::GateView;
+use super::gate::{skew_text, GateView, SKEW_HEADING};
 use super::{Exporter, Report};
 use crate::escape;
 use crate::gate::CheckVerdict;
@@ -42,8 +42,20 @@ impl Exporter for Junit {
                         c.cmp.current,
                     );
                 }
+                // One <system-out> per test case (the JUnit schema allows
+                // one): why it is inconclusive, then its skew.
+                let mut notes: Vec<String> = Vec::new();
                 if c.verdict == CheckVerdict::Inconclusive && !r.fails(c) {
-                    body += &format!("      <system-out>{}</system-out>\n", esc(&v.reason(c, r)));
+                    notes.push(v.reason(c, r));
+                }
+                if let Some(s) = &c.skew {
+                    notes.push(format!(
+                        "{SKEW_HEADING}: {}",
+                        skew_text(&c.cmp.metric.name(), &c.cmp.stratum, c.cmp.n, s)
+                    ));
+                }
+                if !notes.is_empty() {
+                    body += &format!("      <system-out>{}</system-out>\n", esc(&notes.join("\n")));
                 }
                 body += "    </testcase>\n";
             }

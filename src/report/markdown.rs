@@ -7,7 +7,7 @@ use anyhow::Result;
 use super::baseline::{HistoryView, ShowView};
 use super::compare::CompareView;
 use super::eval::EvalView;
-use super::gate::{flips, FlipSyntax, GateView};
+use super::gate::{flips, skewed, FlipSyntax, GateView, SKEW_HEADING};
 use super::{Exporter, Report};
 use crate::escape::{markdown as md, markdown_code};
 use crate::gate::{Flip, Verdict};
@@ -68,6 +68,14 @@ impl Exporter for Markdown {
             if let Some(imp) = v.improvements(r) {
                 out += &format!("{}\n\n", md(&imp));
             }
+            let skewed = skewed(r);
+            if !skewed.is_empty() {
+                out += &format!("**{SKEW_HEADING}:**\n\n");
+                for s in &skewed {
+                    out += &format!("- {}\n", md(s));
+                }
+                out.push('\n');
+            }
             if let Some(st) = &r.stages {
                 out += &format!("**{}**\n\n", md(&GateView::stage_title(st)));
                 out += &GateView::lost_table(st).markdown();
@@ -95,6 +103,13 @@ impl Exporter for Markdown {
         for k in 0..v.comparisons.len() {
             out += &format!("\n**{} vs {}**\n\n", md(&v.runs[k + 1].name), md(&v.runs[0].name));
             out += &v.rows_table(k).markdown();
+            let skewed = v.skewed(k);
+            if !skewed.is_empty() {
+                out += &format!("\n**{SKEW_HEADING}:**\n\n");
+                for s in &skewed {
+                    out += &format!("- {}\n", md(s));
+                }
+            }
         }
         Ok(out)
     }

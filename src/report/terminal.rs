@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::baseline::{scope_words, HistoryView, ShowView};
 use super::compare::CompareView;
 use super::eval::EvalView;
-use super::gate::{flips, FlipSyntax, GateView, FAILED_CHECK};
+use super::gate::{flips, skewed, FlipSyntax, GateView, FAILED_CHECK, SKEW_HEADING};
 use super::{Exporter, Report};
 use crate::diag::count;
 use crate::escape::{self, terminal};
@@ -57,6 +57,13 @@ impl Exporter for Terminal {
             if let Some(imp) = v.improvements(r) {
                 out += &format!("\n{}\n", terminal(&imp));
             }
+            let skewed = skewed(r);
+            if !skewed.is_empty() {
+                out += &format!("\n{SKEW_HEADING}:\n");
+                for s in &skewed {
+                    out += &format!("  - {}\n", terminal(s));
+                }
+            }
             if let Some(st) = &r.stages {
                 out += &format!("\n{}\n", terminal(&GateView::stage_title(st)));
                 for table in [GateView::lost_table(st), GateView::ceiling_table(st, true)] {
@@ -91,6 +98,13 @@ impl Exporter for Terminal {
                 terminal(&v.runs[0].name)
             );
             out += &v.rows_table(k).text();
+            let skewed = v.skewed(k);
+            if !skewed.is_empty() {
+                out += &format!("{SKEW_HEADING}:\n");
+                for s in &skewed {
+                    out += &format!("  - {}\n", terminal(s));
+                }
+            }
         }
         out += &format!(
             "\n* adjusted p < {}. W/T/L: queries where the run is better / equal / worse than {}.\n",

@@ -48,6 +48,7 @@ mod processes;
 mod properties_eval;
 mod properties_gate;
 mod run_formats;
+mod skew_order;
 mod spans;
 mod stats_conformance;
 mod store_safety;
