@@ -25,7 +25,12 @@ fn eval(gold: &std::path::Path, run_file: &std::path::Path, extra: &[&str]) -> c
 
 #[test]
 fn table_on_the_demo_has_strata_and_macro() {
-    let o = eval(&demo("gold.yaml"), &demo("runs/hybrid.jsonl"), &["--by-stratum"]);
+    // Without intervals (eval_ci.rs tests them), the columns of means.
+    let o = eval(
+        &demo("gold.yaml"),
+        &demo("runs/hybrid.jsonl"),
+        &["--by-stratum", "--resamples", "0"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(o.stderr, "");
     let lines: Vec<&str> = o.stdout.lines().collect();
@@ -71,9 +76,12 @@ fn csv_and_markdown() {
     let o = eval(
         &fixture("seed/gold.json"),
         &fixture("seed/run_a.json"),
-        &["--format", "csv", "-m", "mrr,P@3"],
+        &["--format", "csv", "-m", "mrr,P@3", "--resamples", "0"],
     );
-    assert_eq!(o.stdout, "scope,n,mrr,precision@3\nall,5,0.6667,0.4000\n");
+    assert_eq!(
+        o.stdout,
+        "scope,n,mrr,mrr_ci_low,mrr_ci_high,precision@3,precision@3_ci_low,precision@3_ci_high\nall,5,0.6667,,,0.4000,,\n"
+    );
     let o = eval(
         &fixture("seed/gold.json"),
         &fixture("seed/run_a.json"),
@@ -86,7 +94,7 @@ fn csv_and_markdown() {
         &fixture("seed/run_a.json"),
         &["--format", "markdown", "-m", "mrr"],
     );
-    assert!(o.stdout.contains("| all | 5 | 0.6667 |"), "{}", o.stdout);
+    assert!(o.stdout.contains("| all | 5 | 0.6667 \\["), "{}", o.stdout);
 }
 
 #[test]
