@@ -92,8 +92,12 @@ impl EvalView<'_> {
     }
 
     /// The means for CSV: each metric's mean, then its `_ci_low` and
-    /// `_ci_high` columns (empty where there is no interval).
+    /// `_ci_high` columns (empty where a scope has no interval); the means
+    /// alone, as before intervals, under `--resamples 0`.
     pub(super) fn means_csv_table(&self) -> Table {
+        if self.intervals.is_none() {
+            return self.means_table();
+        }
         let mut headers = vec!["scope".to_string(), "n".to_string()];
         for name in self.metric_names() {
             headers.extend([name.clone(), format!("{name}_ci_low"), format!("{name}_ci_high")]);

@@ -63,7 +63,7 @@ fn bounds(v: &Value, scope: &str) -> (f64, f64) {
 #[test]
 fn interval_on_a_proportion_has_the_normal_width() {
     let order: Vec<usize> = (0..400).collect();
-    let p = project(400, |_| "s", |i| i % 2 == 0, &order);
+    let p = project(400, |_| "s", |i| i.is_multiple_of(2), &order);
     let v = eval_json(&p, &[]);
     assert_eq!(v["metrics"]["hit_rate@1"]["all"], 0.5);
     let (lo, hi) = bounds(&v, "all");
@@ -94,7 +94,7 @@ fn small_strata_get_honest_intervals() {
         6..=15 => "all-hit",
         _ => "big",
     };
-    let hit = |i: usize| matches!(i, 0..=2 | 5..=15) || (i > 15 && i % 3 == 0);
+    let hit = |i: usize| matches!(i, 0..=2 | 5..=15) || (i > 15 && i.is_multiple_of(3));
     let order: Vec<usize> = (0..60).collect();
     let p = project(60, stratum, hit, &order);
     let v = eval_json(&p, &[]);
@@ -166,7 +166,12 @@ fn intervals_are_order_free_thread_free_and_follow_the_seed() {
 #[test]
 fn every_means_format_shows_the_interval() {
     let order: Vec<usize> = (0..40).collect();
-    let p = project(40, |i| if i < 20 { "x" } else { "y" }, |i| i % 4 != 0, &order);
+    let p = project(
+        40,
+        |i| if i < 20 { "x" } else { "y" },
+        |i| !i.is_multiple_of(4),
+        &order,
+    );
     let v = eval_json(&p, &[]);
     let (lo, hi) = bounds(&v, "all");
     let cell = format!("0.7500 [{lo:.4}, {hi:.4}]");
