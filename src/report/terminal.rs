@@ -121,6 +121,9 @@ impl Exporter for Terminal {
             out.push('\n');
         }
         out += &v.means_table().text();
+        if let Some(note) = v.interval_note() {
+            out += &format!("\n{note}\n");
+        }
         if let Some(sv) = &v.candidates {
             out += &format!("\n{}\n\n", terminal(&v.stage_title(sv)));
             out += &v.lost_table(sv).text();

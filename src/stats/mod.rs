@@ -21,6 +21,8 @@
 //!   deltas, Monte Carlo beyond.
 //! - [`holm`] / [`bonferroni`]: family-wise error control across the checks of
 //!   one retriever (Holm 1979).
+//! - [`interval`]: intervals on metric means (not deltas) for `eval`:
+//!   stratified bootstrap, expanded percentile (Hesterberg 2015).
 //! - [`min_detectable_drop`] / [`queries_needed`]: the normal-approximation
 //!   power calculation that tells a user whether the gold set can enforce a
 //!   tolerance at all (Cohen 1988, ch. 2).
@@ -77,6 +79,7 @@
 mod bootstrap;
 mod correction;
 mod inference;
+pub mod interval;
 mod power;
 mod quantile;
 mod randomization;

@@ -34,6 +34,7 @@ mod cli_spans;
 mod cli_stages;
 mod compare_values;
 mod conformance_eval;
+mod eval_ci;
 mod gate_decisions;
 mod gate_family;
 mod gate_stages;
