@@ -1,4 +1,4 @@
-//! The skew diagnostic (`rgate::gate::skew`) and the paired tests on
+//! The skew diagnostic (`rgate::stats::skew`, applied per check by `rgate::compare::skew_of`) and the paired tests on
 //! skewed deltas, measured by simulation (issue 26 item 7):
 //!
 //! 1. how often the diagnostic flags a check on scenarios without a few
@@ -20,7 +20,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgate::gate::skew::detect;
+use rgate::stats::skew::detect;
 use rgate::stats::{self, BootstrapSettings, Strata, Weighting};
 
 /// 95% Wilson score interval of `k` successes in `n` trials.

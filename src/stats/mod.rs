@@ -79,6 +79,7 @@ mod correction;
 mod power;
 mod quantile;
 mod randomization;
+pub mod skew;
 mod ttest;
 
 use std::collections::BTreeMap;
