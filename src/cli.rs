@@ -528,6 +528,14 @@ pub struct EvalArgs {
     /// `ndcg_cut_10`, `recip_rank`) in trec_eval's layout and order
     #[arg(long, value_enum, default_value_t = NamesArg::Rgate)]
     pub names: NamesArg,
+    /// Bootstrap resamples for the 95% interval on every mean (0: none;
+    /// default 1000, fewer above 4000 queries: 4 million draws, at least
+    /// 200); --format trec shows no interval and computes none
+    #[arg(long, value_name = "B")]
+    pub resamples: Option<u32>,
+    /// Seed of the intervals' resampling stream (ChaCha8)
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

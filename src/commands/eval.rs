@@ -21,6 +21,7 @@ fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool) -> EvalView<'a>
         }),
         scores: &run.scores,
         summary: &run.summary,
+        intervals: run.intervals.as_ref(),
         per_query: args.per_query,
         by_stratum: args.by_stratum,
         trec_names,
@@ -49,6 +50,13 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         candidates: args.candidates.clone().map(RunSource::File),
         cutoff: args.cutoff,
         trec_names,
+        // trec_eval's lines have no place for an interval: none is computed.
+        interval_resamples: if global.format() == Format::Trec {
+            Some(0)
+        } else {
+            args.resamples
+        },
+        seed: args.seed,
     };
     let mut warnings = Warnings::default();
     let evaluated = pipeline::eval(&opts, &mut warnings);

@@ -9,7 +9,7 @@ use anyhow::Result;
 use super::{prepare, GoldInput, RunSource};
 use crate::chunks::ChunkMap;
 use crate::diag::{usage_error, Warnings};
-use crate::eval::{Scores, Summary};
+use crate::eval::{MeanIntervals, Scores, Summary};
 use crate::prepared::Prepared;
 use crate::run::{JudgedRun, KeepIds, RunFormat, RunOptions};
 use crate::stages::{self, Stages};
@@ -31,6 +31,13 @@ pub struct EvalOptions {
     /// The results will be shown in trec_eval's measure names: every metric
     /// must have one.
     pub trec_names: bool,
+    /// Bootstrap resamples for the 95% intervals on the means: `None` for
+    /// [`crate::eval::default_interval_resamples`]; `Some(0)` computes none
+    /// (the trec format shows none: trec_eval's layout has no place for
+    /// them).
+    pub interval_resamples: Option<u32>,
+    /// Seed of the intervals' resampling stream.
+    pub seed: u64,
 }
 
 /// The candidate list, and what the two stages say.
@@ -48,6 +55,8 @@ pub struct EvalRun {
     pub candidates: Option<StageRun>,
     pub scores: Scores,
     pub summary: Summary,
+    /// 95% intervals on the summary's means, unless none were asked for.
+    pub intervals: Option<MeanIntervals>,
 }
 
 /// Reads, judges and scores the run (and its candidate list); the loading
@@ -97,12 +106,18 @@ pub fn eval(opts: &EvalOptions, warnings: &mut Warnings) -> Result<EvalRun> {
         &prep.contexts,
     );
     let summary = Summary::new(&scores, &prep.gold);
+    let resamples = opts
+        .interval_resamples
+        .unwrap_or_else(|| crate::eval::default_interval_resamples(prep.gold.len()));
+    let intervals =
+        (resamples > 0).then(|| MeanIntervals::compute(&scores, &prep.gold, resamples, opts.seed));
     Ok(EvalRun {
         prep,
         run: judged,
         candidates,
         scores,
         summary,
+        intervals,
     })
 }
 

@@ -215,14 +215,25 @@ pub fn gold_stats(opts: &GoldOptions) -> Result<GoldStats> {
     let mut without_baseline = Vec::new();
     if let Some(c) = &config {
         let store = Store::new(&c.baselines);
+        let mut loaded = Vec::new();
         for r in &c.retrievers {
-            let Some(b) = store.load(&r.name)? else {
-                without_baseline.push(r.name.clone());
-                continue;
-            };
-            for planned in gate::baseline_power(&gold, &c.gate, &b) {
+            match store.load(&r.name)? {
+                Some(b) => loaded.push((r.name.clone(), b)),
+                None => without_baseline.push(r.name.clone()),
+            }
+        }
+        // The gate corrects across every retriever's checks by default, so
+        // the level each is held to counts them all.
+        let family_m = (c.gate.correction_scope == crate::config::CorrectionScope::Gate).then(|| {
+            loaded
+                .iter()
+                .map(|(_, b)| gate::baseline_power(&gold, &c.gate, b, None).len())
+                .sum::<usize>()
+        });
+        for (name, b) in &loaded {
+            for planned in gate::baseline_power(&gold, &c.gate, b, family_m) {
                 power.push(CheckPower {
-                    retriever: r.name.clone(),
+                    retriever: name.clone(),
                     planned,
                 });
             }

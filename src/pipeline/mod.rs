@@ -175,6 +175,8 @@ mod tests {
             candidates: None,
             cutoff: None,
             trec_names: false,
+            interval_resamples: Some(0),
+            seed: crate::config::DEFAULT_SEED,
         };
         let mut warnings = Warnings::default();
         let run = eval(&opts, &mut warnings).unwrap();

@@ -92,12 +92,13 @@ impl Exporter for Csv {
         Ok(t.csv())
     }
 
-    /// One table: per-query rows when asked for, else the means.
+    /// One table: per-query rows when asked for, else the means with their
+    /// intervals.
     fn eval(&self, v: &EvalView) -> Result<String> {
         Ok(if v.per_query {
             v.query_table().csv()
         } else {
-            v.means_table().csv()
+            v.means_csv_table().csv()
         })
     }
 

@@ -6,11 +6,12 @@ use anyhow::Result;
 use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, Table};
 use crate::diag::{count, Warnings};
-use crate::eval::{Row, Scores, Summary};
+use crate::eval::{MeanIntervals, Row, RowScope, Scores, Summary};
 use crate::prepared::Prepared;
 use crate::report::Format;
 use crate::run::JudgedRun;
 use crate::stages::{self, Stages};
+use crate::stats::interval::Interval;
 
 /// The candidate list beside the final run, and what the two stages say.
 pub struct StageView<'a> {
@@ -26,6 +27,8 @@ pub struct EvalView<'a> {
     pub candidates: Option<StageView<'a>>,
     pub scores: &'a Scores,
     pub summary: &'a Summary,
+    /// 95% intervals on the summary's means (none under `--resamples 0`).
+    pub intervals: Option<&'a MeanIntervals>,
     pub per_query: bool,
     pub by_stratum: bool,
     /// `--format trec` in trec_eval's measure names, order and layout
@@ -43,24 +46,88 @@ impl EvalView<'_> {
     }
 
     pub(super) fn rows(&self) -> Vec<&Row> {
-        let mut rows = vec![&self.summary.all];
+        self.scoped_rows().into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// The rows shown, each with what it is the mean of.
+    pub(super) fn scoped_rows(&self) -> Vec<(RowScope, &Row)> {
+        let mut rows = vec![(RowScope::All, &self.summary.all)];
         if self.by_stratum {
-            rows.extend(self.summary.strata.iter());
-            rows.push(&self.summary.macro_mean);
+            rows.extend(
+                self.summary
+                    .strata
+                    .iter()
+                    .enumerate()
+                    .map(|(s, r)| (RowScope::Stratum(s), r)),
+            );
+            rows.push((RowScope::Macro, &self.summary.macro_mean));
         }
         rows
     }
 
+    /// Metric `m`'s interval on the mean of `scope`, when one was computed
+    /// and exists.
+    pub(super) fn interval(&self, scope: RowScope, m: usize) -> Option<Interval> {
+        self.intervals.and_then(|i| i.row(scope)[m])
+    }
+
+    /// The means, each with its interval in brackets when intervals were
+    /// computed (`[-]` where a scope has none: fewer than two queries).
     pub(super) fn means_table(&self) -> Table {
         let mut headers = vec!["scope".to_string(), "n".to_string()];
         headers.extend(self.metric_names());
         let mut t = Table::new(headers, 1);
-        for r in self.rows() {
+        for (scope, r) in self.scoped_rows() {
             let mut cells = vec![r.scope.clone(), r.n.to_string()];
-            cells.extend(r.means.iter().map(|v| f4(*v)));
+            cells.extend(r.means.iter().enumerate().map(|(m, v)| match self.intervals {
+                None => f4(*v),
+                Some(_) => match self.interval(scope, m) {
+                    Some(i) => format!("{} [{}, {}]", f4(*v), f4(i.low), f4(i.high)),
+                    None => format!("{} [-]", f4(*v)),
+                },
+            }));
             t.push(cells);
         }
         t
+    }
+
+    /// The means for CSV: each metric's mean, then its `_ci_low` and
+    /// `_ci_high` columns (empty where a scope has no interval); the means
+    /// alone, as before intervals, under `--resamples 0`.
+    pub(super) fn means_csv_table(&self) -> Table {
+        if self.intervals.is_none() {
+            return self.means_table();
+        }
+        let mut headers = vec!["scope".to_string(), "n".to_string()];
+        for name in self.metric_names() {
+            headers.extend([name.clone(), format!("{name}_ci_low"), format!("{name}_ci_high")]);
+        }
+        let mut t = Table::new(headers, 1);
+        for (scope, r) in self.scoped_rows() {
+            let mut cells = vec![r.scope.clone(), r.n.to_string()];
+            for (m, v) in r.means.iter().enumerate() {
+                let i = self.interval(scope, m);
+                cells.extend([
+                    f4(*v),
+                    i.map(|i| f4(i.low)).unwrap_or_default(),
+                    i.map(|i| f4(i.high)).unwrap_or_default(),
+                ]);
+            }
+            t.push(cells);
+        }
+        t
+    }
+
+    /// The line under the means saying what the brackets are, or nothing
+    /// when no interval was computed.
+    pub(super) fn interval_note(&self) -> Option<String> {
+        let s = self.intervals?.settings;
+        Some(format!(
+            "[low, high]: {}% interval on each mean (stratified bootstrap, expanded percentile; {} resamples, seed {}); [-]: fewer than two queries",
+            crate::diag::number(s.level * 100.0),
+            s.resamples,
+            s.seed
+        ))
     }
 
     pub(super) fn query_table(&self) -> Table {

@@ -121,8 +121,10 @@ fn power_table(st: &GoldStats) -> Table {
     for c in &st.power {
         let p = &c.planned;
         let w = &p.power;
-        let enough = if w.spread == gate::Spread::Floor {
-            "unknown: no spread yet (mde is the floor the query count sets)".to_string()
+        let enough = if w.spread == gate::Spread::Nothing {
+            "no: every value is 0, nothing to lose".to_string()
+        } else if !w.can_fail_alone {
+            "no: too few queries to fail on its own".to_string()
         } else if w.enforceable {
             "yes".to_string()
         } else {

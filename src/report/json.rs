@@ -32,9 +32,13 @@
 //!
 //! **eval** — `{"schema_version", "gold", "run", "relevance_level",
 //! "queries", "strata": {name: n}, "metrics": {metric: {"all": mean,
-//! <stratum>: mean, ..., "macro": mean}}, "missing_queries": [ids],
-//! "warnings": [..]}`, plus with `--per-query` a `"per_query"` list of
-//! `{"query_id", "stratum", <metric>: value, ...}` in gold order.
+//! <stratum>: mean, ..., "macro": mean}}, "intervals": {metric: {"all":
+//! {"ci_low", "ci_high"}, <stratum>: {...}, "macro": {...}}} (95%, both
+//! `null` where a scope has fewer than two queries or `--resamples 0`
+//! asked for none), "interval_settings": {"level", "resamples", "seed",
+//! "method"} | null, "missing_queries": [ids], "warnings": [..]}`, plus
+//! with `--per-query` a `"per_query"` list of `{"query_id", "stratum",
+//! <metric>: value, ...}` in gold order.
 //!
 //! With `--candidates`: `"candidates"` (the file), `"stages": {"cutoff",
 //! "lost": {scope: {"reached", "dropped_by_rerank", "missed_by_retrieval"}},
@@ -59,6 +63,7 @@ use crate::baseline::HistoryEntry;
 use crate::compare::Comparison;
 use crate::compare::Skew;
 use crate::escape;
+use crate::eval::RowScope;
 use crate::gate::{CheckVerdict, Hypothesis, StageOutcome};
 use crate::stages::{LostIn, Stages};
 
@@ -163,7 +168,7 @@ fn gate_value(v: &GateView) -> Value {
                     o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
                     o.insert("monte_carlo".into(), json!(c.monte_carlo));
                     o.insert("skew".into(), skew_value(c.skew.as_ref()));
-                    if c.verdict == CheckVerdict::Fail {
+                    if r.fails(c) || c.verdict == CheckVerdict::Inconclusive {
                         o.insert("reason".into(), json!(v.reason(c, r)));
                     }
                     Value::Object(o)
@@ -185,6 +190,8 @@ fn gate_value(v: &GateView) -> Value {
                 "verdict": r.verdict().name(),
                 "run": r.run,
                 "resamples": r.resamples,
+                "correction_m": r.family_size,
+                "counts": counts_json(r),
                 "baseline": r.baseline.as_ref().map(|b| json!({"created_at": b.created_at, "commit": b.commit, "note": b.note})),
                 "checks": checks,
                 "flips": flips,
@@ -207,9 +214,23 @@ fn gate_value(v: &GateView) -> Value {
             "alpha": s.alpha,
             "decision": s.decision.name(),
             "correction": s.correction.name(),
+            "correction_scope": s.correction_scope.name(),
+            "on_inconclusive": s.on_inconclusive.name(),
         },
         "retrievers": retrievers,
         "warnings": o.warnings,
+    })
+}
+
+/// Checks by verdict: inconclusive counted apart from pass and fail.
+fn counts_json(r: &crate::gate::RetrieverOutcome) -> Value {
+    let n = r.counts();
+    json!({
+        "fail": n.fail,
+        "pass": n.pass,
+        "improved": n.improved,
+        "inconclusive": n.inconclusive,
+        "not_gated": n.not_gated,
     })
 }
 
@@ -341,6 +362,20 @@ fn eval_value(v: &EvalView) -> Value {
         o.insert("macro".into(), json!(v.summary.macro_mean.means[m]));
         metrics.insert(name.clone(), Value::Object(o));
     }
+    let interval = |scope: RowScope, m: usize| -> Value {
+        let i = v.interval(scope, m);
+        json!({"ci_low": i.map(|i| i.low), "ci_high": i.map(|i| i.high)})
+    };
+    let mut intervals = Map::new();
+    for (m, name) in names.iter().enumerate() {
+        let mut o = Map::new();
+        o.insert("all".into(), interval(RowScope::All, m));
+        for (k, s) in v.summary.strata.iter().enumerate() {
+            o.insert(s.scope.clone(), interval(RowScope::Stratum(k), m));
+        }
+        o.insert("macro".into(), interval(RowScope::Macro, m));
+        intervals.insert(name.clone(), Value::Object(o));
+    }
     let strata: Map<String, Value> = v
         .summary
         .strata
@@ -357,6 +392,19 @@ fn eval_value(v: &EvalView) -> Value {
     root.insert("queries".into(), json!(g.len()));
     root.insert("strata".into(), Value::Object(strata));
     root.insert("metrics".into(), Value::Object(metrics));
+    root.insert("intervals".into(), Value::Object(intervals));
+    root.insert(
+        "interval_settings".into(),
+        match v.intervals {
+            Some(i) => json!({
+                "level": i.settings.level,
+                "resamples": i.settings.resamples,
+                "seed": i.settings.seed,
+                "method": "stratified bootstrap, expanded percentile",
+            }),
+            None => Value::Null,
+        },
+    );
     let missing: Vec<&str> = v.run.missing().map(|i| g.queries[i].id.as_str()).collect();
     root.insert("missing_queries".into(), json!(missing));
     if let Some(sv) = &v.candidates {

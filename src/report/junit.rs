@@ -33,7 +33,7 @@ impl Exporter for Junit {
                     esc(&c.cmp.metric.name()),
                     esc(&c.cmp.stratum)
                 );
-                if c.verdict == CheckVerdict::Fail {
+                if r.fails(c) {
                     failures += 1;
                     body += &format!(
                         "      <failure message=\"{} (baseline {:.4}, current {:.4})\"/>\n",
@@ -42,12 +42,20 @@ impl Exporter for Junit {
                         c.cmp.current,
                     );
                 }
+                // One <system-out> per test case (the JUnit schema allows
+                // one): why it is inconclusive, then its skew.
+                let mut notes: Vec<String> = Vec::new();
+                if c.verdict == CheckVerdict::Inconclusive && !r.fails(c) {
+                    notes.push(v.reason(c, r));
+                }
                 if let Some(s) = &c.skew {
-                    body += &format!(
-                        "      <system-out>{}: {}</system-out>\n",
-                        esc(SKEW_HEADING),
-                        esc(&skew_text(&c.cmp.metric.name(), &c.cmp.stratum, c.cmp.n, s))
-                    );
+                    notes.push(format!(
+                        "{SKEW_HEADING}: {}",
+                        skew_text(&c.cmp.metric.name(), &c.cmp.stratum, c.cmp.n, s)
+                    ));
+                }
+                if !notes.is_empty() {
+                    body += &format!("      <system-out>{}</system-out>\n", esc(&notes.join("\n")));
                 }
                 body += "    </testcase>\n";
             }

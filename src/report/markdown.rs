@@ -117,6 +117,9 @@ impl Exporter for Markdown {
     fn eval(&self, v: &EvalView) -> Result<String> {
         let mut out = format!("**rgate eval** · {}\n\n", md(&v.title()));
         out += &v.means_table().markdown();
+        if let Some(note) = v.interval_note() {
+            out += &format!("\n<sub>{}</sub>\n", md(&note));
+        }
         if let Some(sv) = &v.candidates {
             out += &format!("\n**{}**\n\n", md(&v.stage_title(sv)));
             out += &v.lost_table(sv).markdown();

@@ -21,6 +21,8 @@
 //!   deltas, Monte Carlo beyond.
 //! - [`holm`] / [`bonferroni`]: family-wise error control across the checks of
 //!   one retriever (Holm 1979).
+//! - [`interval`]: intervals on metric means (not deltas) for `eval`:
+//!   stratified bootstrap, expanded percentile (Hesterberg 2015).
 //! - [`min_detectable_drop`] / [`queries_needed`]: the normal-approximation
 //!   power calculation that tells a user whether the gold set can enforce a
 //!   tolerance at all (Cohen 1988, ch. 2).
@@ -76,6 +78,8 @@
 
 mod bootstrap;
 mod correction;
+mod inference;
+pub mod interval;
 mod power;
 mod quantile;
 mod randomization;
@@ -88,9 +92,15 @@ use std::fmt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use bootstrap::{bootstrap, bootstrap_alphas, try_bootstrap, try_bootstrap_alphas, BootstrapSettings};
+pub use bootstrap::{
+    bootstrap, bootstrap_alphas, bootstrap_t, try_bootstrap, try_bootstrap_alphas, try_bootstrap_t,
+    BootstrapSettings,
+};
 pub use correction::{bonferroni, holm};
-pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
+pub use inference::Inference;
+pub use power::{
+    chance_any_below, min_detectable_drop, normal_cdf, queries_needed, t_quantile, z_quantile, Watch,
+};
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};
 pub use ttest::t_test;

@@ -4,7 +4,10 @@
 //! 1988, ch. 2): a drop `delta` is detected with probability `power` at level
 //! alpha when `delta >= (z_{1-alpha} + z_power) sd / sqrt(n)`.
 
-use statrs::distribution::{ContinuousCDF, Normal};
+use rand::RngCore;
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use super::{block_rng, Strata, BLOCK_SIZE};
 
 /// Standard normal quantile; NaN outside (0, 1), where statrs would panic.
 pub fn z_quantile(p: f64) -> f64 {
@@ -25,6 +28,115 @@ pub fn normal_cdf(x: f64) -> f64 {
     match Normal::new(0.0, 1.0) {
         Ok(n) => n.cdf(x),
         Err(_) => f64::NAN,
+    }
+}
+
+/// Student's t quantile with `df` degrees of freedom (the normal one beyond
+/// 1e7, where they agree to 1e-7); NaN for `p` outside (0, 1) or `df` < 1.
+/// The gate's power uses it so that a small scope, whose standard error is
+/// itself estimated from few queries, is not promised the normal's power
+/// (the textbook t approximation to the power of a one-sample test; Cohen
+/// 1988, ch. 2.3).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    let usable = p > 0.0 && p < 1.0 && df >= 1.0;
+    if !usable {
+        return f64::NAN;
+    }
+    if df > 1e7 {
+        return z_quantile(p);
+    }
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(t) => t.inverse_cdf(p),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// One statistic watched by [`chance_any_below`]: the weighted sum, over the
+/// strata, of the resampled stratum means of column `column`
+/// (`weights[g]` for group `g` of the strata, in their order), and the
+/// limit it must not fall below.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Watch {
+    pub column: usize,
+    pub weights: Vec<f64>,
+    pub limit: f64,
+}
+
+/// How often a stratified resample of `values` (query-major, `k` columns)
+/// puts each watched statistic below its limit, and how often at least one
+/// of them: the chance that some of several correlated checks fails, which
+/// is not `1 - prod(1 - p_j)` when the checks share queries (an overall
+/// check and its strata, two metrics of one query). Every resample draws
+/// each stratum's queries with replacement once, for all statistics
+/// (Efron & Tibshirani 1993, ch. 8); blocks of [`BLOCK_SIZE`] resamples
+/// read their own streams, as the bootstrap's do, so the result is the
+/// same for a seed on every machine.
+///
+/// Returns `(per watch, any)`; all zeros without resamples, watches or
+/// queries. A shape mismatch (a caller bug) reads missing values as 0.
+pub fn chance_any_below(
+    values: &[f64],
+    k: usize,
+    strata: &Strata,
+    watches: &[Watch],
+    resamples: u32,
+    seed: u64,
+) -> (Vec<f64>, f64) {
+    let mut each = vec![0u64; watches.len()];
+    let mut any = 0u64;
+    if resamples == 0 || watches.is_empty() || k == 0 || strata.is_empty() {
+        return (vec![0.0; watches.len()], 0.0);
+    }
+    let groups = strata.groups();
+    let value = |q: u32, j: usize| values.get(q as usize * k + j).copied().unwrap_or(0.0);
+    let mut sums = vec![0.0; groups.len() * k];
+    let blocks = resamples.div_ceil(BLOCK_SIZE);
+    for block in 0..blocks {
+        let mut rng = block_rng(seed, u64::from(block));
+        let count = BLOCK_SIZE.min(resamples - block * BLOCK_SIZE);
+        for _ in 0..count {
+            sums.iter_mut().for_each(|s| *s = 0.0);
+            for (g, members) in groups.iter().enumerate() {
+                let len = u32::try_from(members.len()).unwrap_or(u32::MAX);
+                for _ in 0..members.len() {
+                    let q = members[below(&mut rng, len) as usize];
+                    for j in 0..k {
+                        sums[g * k + j] += value(q, j);
+                    }
+                }
+            }
+            let mut some = false;
+            for (w, hit) in watches.iter().zip(each.iter_mut()) {
+                let stat: f64 = groups
+                    .iter()
+                    .enumerate()
+                    .map(|(g, m)| {
+                        w.weights.get(g).copied().unwrap_or(0.0) * sums[g * k + w.column] / m.len() as f64
+                    })
+                    .sum();
+                if stat < w.limit {
+                    *hit += 1;
+                    some = true;
+                }
+            }
+            any += u64::from(some);
+        }
+    }
+    let b = f64::from(resamples);
+    (each.iter().map(|&c| c as f64 / b).collect(), any as f64 / b)
+}
+
+/// A uniform index below `range` (positive) by widening multiply with
+/// rejection (Lemire 2019), written out so that a rand upgrade cannot
+/// change which queries a seed draws.
+fn below(rng: &mut rand_chacha::ChaCha8Rng, range: u32) -> u32 {
+    let range = range.max(1);
+    let zone = u32::MAX - range.wrapping_neg() % range;
+    loop {
+        let wide = u64::from(rng.next_u32()) * u64::from(range);
+        if (wide as u32) <= zone {
+            return (wide >> 32) as u32;
+        }
     }
 }
 
@@ -78,6 +190,50 @@ pub fn queries_needed(sd: f64, tolerance: f64, alpha: f64, power: f64) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        // t(0.95; 7) = 1.894579, t(0.8; 24) = 0.856855 (any t table).
+        assert!((t_quantile(0.95, 7.0) - 1.894_578_605).abs() < 1e-6);
+        assert!((t_quantile(0.8, 24.0) - 0.856_855_5).abs() < 1e-6);
+        assert!((t_quantile(0.95, 1e8) - z_quantile(0.95)).abs() < 1e-12);
+        assert!(t_quantile(0.95, 0.5).is_nan() && t_quantile(1.0, 5.0).is_nan());
+    }
+
+    /// Two perfectly correlated columns fail together: the chance that
+    /// either falls below its limit is each one's chance, not
+    /// 1 - (1 - p)^2; an independent third column adds to it.
+    #[test]
+    fn joint_chance_of_correlated_statistics() {
+        // 40 queries in one stratum, values +-1 alternating: the resampled
+        // mean is below -0.2 with probability P(Bin(40, 1/2) <= 15) = 0.0769.
+        let n = 40;
+        let mut v = Vec::new();
+        for q in 0..n {
+            let x = if q % 2 == 0 { 1.0 } else { -1.0 };
+            v.extend([x, x]);
+        }
+        let strata = Strata::single(n);
+        let watch = |column| Watch {
+            column,
+            weights: vec![1.0],
+            limit: -0.2 - 1e-9,
+        };
+        let (each, any) = chance_any_below(&v, 2, &strata, &[watch(0), watch(1)], 4000, 7);
+        assert_eq!(each[0], each[1]);
+        assert_eq!(any, each[0]);
+        assert!((each[0] - 0.0769).abs() < 0.015, "{each:?}");
+        // Deterministic for a seed.
+        assert_eq!(
+            chance_any_below(&v, 2, &strata, &[watch(0)], 4000, 7).0[0],
+            each[0]
+        );
+        assert_eq!(chance_any_below(&v, 2, &strata, &[], 10, 7), (vec![], 0.0));
+        assert_eq!(
+            chance_any_below(&v, 2, &strata, &[watch(0)], 0, 7),
+            (vec![0.0], 0.0)
+        );
+    }
 
     #[test]
     fn z_quantiles() {

@@ -544,6 +544,8 @@ fn tables_align_wide_characters_by_display_width() {
         "mrr@10",
         "--per-query",
         "--by-stratum",
+        "--resamples",
+        "0",
     ]);
     let o = run(c);
     assert_eq!((o.code, o.stderr.as_str()), (0, ""));

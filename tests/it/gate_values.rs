@@ -251,104 +251,184 @@ fn standard_error_by_hand() {
     assert!(standard_error(&[2.0; 4], &even, 0, Macro).is_nan());
 }
 
-/// Which spread stands in, in order: the deltas, the baseline's values in
-/// the scope, the whole gold set's baseline values scaled to the scope, the floor.
+/// The spread a drop adds, by hand (`drop_spread`): a pure loss on an
+/// unchanged binary run has no churn and loss scale 1; a churn of one win
+/// and one loss has a loss scale (n11 - n01)/(n11 + n01) = 0 and churn
+/// mean(d^2) = 0.5; an unchanged graded run has loss scale sum c^2 / sum c.
 #[test]
-fn spread_se_falls_back_in_order() {
-    use rgate::config::Weighting::Micro;
-    use rgate::gate::spread_se;
-    let sc = scopes_of(&[&[0, 1], &[2, 3]]);
-    let (se, s) = spread_se(&[0.0, 1.0, 0.0, 1.0], &[5.0; 4], &sc, 0, Micro);
-    assert_eq!(
-        (s.name(), (se - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12),
-        ("deltas", true)
+fn drop_spread_by_hand() {
+    use rgate::config::Weighting::{Macro, Micro};
+    use rgate::gate::drop_spread;
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    let sub = |c: &[f64], b: &[f64]| -> Vec<f64> { c.iter().zip(b).map(|(c, b)| c - b).collect() };
+    // 30 queries, 28 hits, 12 of them lost.
+    let all: Vec<usize> = (0..30).collect();
+    let sc = scopes_of(&[&all]);
+    let b: Vec<f64> = (0..30).map(|i| f64::from(u8::from(i < 28))).collect();
+    let c: Vec<f64> = (0..30)
+        .map(|i| f64::from(u8::from((12..28).contains(&i))))
+        .collect();
+    let m = drop_spread(&sub(&c, &b), &b, &c, &sc, 0, Micro);
+    assert!(
+        close(m.churn, 0.0) && close(m.slope, 1.0 / 30.0) && close(m.weight2, 1.0 / 30.0),
+        "{m:?}"
     );
-    let (se, s) = spread_se(&[0.5; 4], &[1.0, 2.0, 3.0, 4.0], &sc, 0, Micro);
-    assert_eq!(
-        (s.name(), (se - (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12),
-        ("baseline", true)
+    assert!(close(m.max_drop, 28.0 / 30.0));
+    assert_eq!((m.spread.name(), m.n), ("drop", 30));
+    // Before the loss the same model: the same mde before and after.
+    let same = drop_spread(&[0.0; 30], &b, &b, &sc, 0, Micro);
+    assert!(close(same.churn, 0.0) && close(same.slope, 1.0 / 30.0));
+    // One win, one loss, two ties.
+    let sc4 = scopes_of(&[&[0, 1], &[2, 3]]);
+    let (b, c) = ([1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 0.0]);
+    let m = drop_spread(&sub(&c, &b), &b, &c, &sc4, 0, Micro);
+    assert!(close(m.churn, 0.5 / 4.0) && close(m.slope, 0.0), "{m:?}");
+    assert_eq!(m.spread.name(), "churn");
+    // Graded, unchanged: lambda = (0.25 + 1 + 0.25) / 2 = 0.75.
+    let g = [0.5, 1.0, 0.0, 0.5];
+    let m = drop_spread(&[0.0; 4], &g, &g, &sc4, 0, Micro);
+    assert!(close(m.slope, 0.75 / 4.0) && close(m.churn, 0.0));
+    // Macro: strata {0.5, 1} (lambda 1.25/1.5) and {0, 0.5} (lambda 0.5),
+    // each over n_h H^2 = 8.
+    let m = drop_spread(&[0.0; 4], &g, &g, &sc4, 0, Macro);
+    assert!(
+        close(m.slope, (1.25 / 1.5 + 0.5) / 8.0) && close(m.weight2, 2.0 / 8.0),
+        "{m:?}"
     );
-    // Stratum 1's baseline values are equal (1, 1); the gold set's sd of
-    // 1,1,3,5 is sqrt(11/3), over sqrt(2) queries.
-    let (se, s) = spread_se(&[0.5; 4], &[1.0, 1.0, 3.0, 5.0], &sc, 1, Micro);
+    // Nothing to lose.
+    let z = [0.0; 4];
     assert_eq!(
-        (
-            s.name(),
-            (se - (11.0f64 / 3.0).sqrt() / 2f64.sqrt()).abs() < 1e-12
-        ),
-        ("overall", true)
+        drop_spread(&z, &z, &z, &sc4, 0, Micro).spread.name(),
+        "nothing-to-lose"
     );
-    let (se, s) = spread_se(&[0.5; 4], &[1.0; 4], &sc, 1, Micro);
-    assert_eq!((s.name(), se.is_nan()), ("floor", true));
 }
 
-/// `power` for every decision, by hand from z(0.95) = 1.6448536 and
-/// z(0.8) = 0.8416212 (Python's statistics.NormalDist), n = 100, alpha 0.05:
-/// the mde, whether the tolerance is enforceable, the queries that would
-/// make it so, and how often an unchanged retriever fails.
+/// A model with churn 0.16 and loss scale 1 per query, n queries.
+fn model(n: usize, churn: f64, slope: f64) -> rgate::gate::DropSpread {
+    let nf = n as f64;
+    rgate::gate::DropSpread {
+        churn: churn / nf,
+        slope: slope / nf,
+        weight2: 1.0 / nf,
+        max_drop: 0.9,
+        n,
+        spread: rgate::gate::Spread::Churn,
+    }
+}
+
+/// `power` against its defining equations, solved here by fixed point with
+/// Student's t quantiles from a table: t(0.95; 99) = 1.6603911,
+/// t(0.8; 99) = 0.8452670, t(0.95; 19) = 1.7291328, t(0.8; 19) = 0.8609506.
 #[test]
-fn power_by_hand() {
+fn power_solves_its_equations() {
     use rgate::config::Decision::*;
-    use rgate::gate::{power, Spread};
-    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
-    let d = Spread::Deltas;
-    let p = power(ConfidentDrop, 0.05, 0.01, d, 100, 0.05);
-    assert!(near(p.mde, 0.074864748605), "{:?}", p.mde);
-    assert!(p.enforceable && p.queries_needed.is_none() && p.unchanged_fails.is_none());
-    let p = power(ConfidentDrop, 0.01, 0.01, d, 100, 0.05);
-    assert!(near(p.mde, 0.034864748605));
-    assert_eq!((p.enforceable, p.queries_needed), (false, Some(619)));
-    // tolerance 0 is always enforceable: any significant drop fails.
-    assert!(power(ConfidentDrop, 0.0, 0.01, d, 100, 0.05).enforceable);
-    let p = power(SignificantDrop, 0.01, 0.01, d, 100, 0.05);
-    assert!(near(p.mde, 0.024864748605));
-    assert_eq!((p.enforceable, p.queries_needed), (false, Some(619)));
+    use rgate::config::TestKind::*;
+    use rgate::gate::power;
+    let fixed = |f: &dyn Fn(f64) -> f64| {
+        let mut x = 0.1;
+        for _ in 0..200 {
+            x = f(x);
+        }
+        x
+    };
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 2e-6);
+    // Margin test, n = 100: m = 0.05 + (t_a + t_p) sqrt((0.16 + m - m^2) / 100).
+    let mde = fixed(&|m| 0.05 + (1.660_391_1 + 0.845_267_0) * ((0.16 + m - m * m) / 100.0).sqrt());
+    let p = power(ConfidentDrop, Bootstrap, 0.05, &model(100, 0.16, 1.0), 0.05);
+    assert!(near(p.mde, mde), "{:?} vs {mde}", p.mde);
+    assert!((p.se - ((0.16 + mde - mde * mde) / 100.0).sqrt()).abs() < 1e-6);
+    assert!((p.se_no_change - 0.04).abs() < 1e-12);
+    // The t-test takes the same quantiles.
     assert!(near(
-        power(SignificantDrop, 0.05, 0.01, d, 100, 0.05).mde,
-        0.058416212336
+        power(ConfidentDrop, TTest, 0.05, &model(100, 0.16, 1.0), 0.05).mde,
+        mde
     ));
-    let p = power(NonInferiority, 0.05, 0.01, d, 100, 0.05);
-    assert!(near(p.mde, 0.041967676066));
-    assert!(near(p.unchanged_fails, 0.000396615005));
-    assert!(p.enforceable && p.queries_needed.is_none());
-    let p = power(NonInferiority, 0.005, 0.01, d, 100, 0.05);
-    assert_eq!(p.mde, None, "an unchanged run fails 87% of the time: no mde");
-    assert!(near(p.unchanged_fails, 0.873865101807));
-    assert_eq!((p.enforceable, p.queries_needed), (false, Some(2474)));
-    let p = power(Threshold, 0.02, 0.01, d, 100, 0.05);
-    assert!(near(p.mde, 0.028416212336));
-    assert!(near(p.unchanged_fails, 0.022750131948));
-    assert!(p.enforceable && p.queries_needed.is_none());
-    let p = power(Threshold, 0.01, 0.01, d, 100, 0.05);
-    assert_eq!((p.enforceable, p.queries_needed), (false, Some(271)));
+    // Sign-flip, n = 20: the flips' spread is the uncentred second moment,
+    // se^2 + (m - tol)^2 / 20.
+    let se = |m: f64| ((0.16 + m - m * m) / 20.0).sqrt();
+    let sf = fixed(&|m| {
+        0.05 + 1.729_132_8 * (se(m).powi(2) + (m - 0.05f64).powi(2) / 20.0).sqrt() + 0.860_950_6 * se(m)
+    });
+    let p = power(ConfidentDrop, Bootstrap, 0.05, &model(20, 0.16, 1.0), 0.05);
+    assert!(near(p.mde, sf), "{:?} vs {sf}", p.mde);
+    // significant-drop: m = max(tol, t_a se) + t_p se.
+    let sig = fixed(&|m| {
+        let s = ((0.16 + m - m * m) / 100.0).sqrt();
+        (0.01f64).max(1.660_391_1 * s) + 0.845_267_0 * s
+    });
+    assert!(near(
+        power(SignificantDrop, TTest, 0.01, &model(100, 0.16, 1.0), 0.05).mde,
+        sig
+    ));
+    // threshold: m = tol + t_p se(m); an unchanged run fails Phi(-tol/se0).
+    let th = fixed(&|m| 0.02 + 0.845_267_0 * ((0.16 + m - m * m) / 100.0).sqrt());
+    let p = power(Threshold, TTest, 0.02, &model(100, 0.16, 1.0), 0.05);
+    assert!(near(p.mde, th));
+    // 1 - Phi(0.02 / 0.04) = 1 - Phi(0.5) = 0.3085375.
+    assert!(p.unchanged_fails.is_some_and(|f| (f - 0.308_537_5).abs() < 1e-6));
+    assert!(!p.enforceable);
 }
 
-/// Without any spread only the query count bounds the mde: 20 queries at
-/// alpha 0.05 need k = floor(log2 20) + 1 = 5 equal losses, a step of 0.25.
+/// `queries_needed` is the first size at which the check is enforceable
+/// (a drop of twice the tolerance caught 80% of the time), and never one
+/// the check already has.
 #[test]
-fn power_floor_by_hand() {
+fn queries_needed_is_the_first_enforceable_size() {
     use rgate::config::Decision::*;
-    use rgate::gate::{power, Spread};
-    let f = |dec, tol| power(dec, tol, f64::NAN, Spread::Deltas, 20, 0.05);
-    let p = f(ConfidentDrop, 0.1);
-    assert_eq!(
-        (p.mde, p.enforceable, p.spread.name()),
-        (Some(0.35), false, "floor")
+    use rgate::config::TestKind::*;
+    use rgate::gate::power;
+    let m = model(100, 0.16, 1.0);
+    let p = power(ConfidentDrop, Bootstrap, 0.02, &m, 0.05);
+    assert!(!p.enforceable);
+    let need = p.queries_needed.unwrap();
+    let at = |n: usize| power(ConfidentDrop, Bootstrap, 0.02, &model(n, 0.16, 1.0), 0.05);
+    assert!(at(need).enforceable && !at(need - 1).enforceable, "{need}");
+    // By hand: n = (t_a + t_p)^2 (0.16 + 0.04 - 0.0016) / 0.02^2, about 3,100.
+    assert!((3000..3200).contains(&need), "{need}");
+    assert!(at(need).mde.is_some_and(|m| m <= 0.04));
+}
+
+/// A check that cannot fail on its own has no mde: 4 queries under the
+/// sign-flip test (2^-4 = 0.0625 >= 0.05), or 8 at alpha/15 (0.0039 >=
+/// 0.0033); nor one that no possible drop fails 80% of the time (5
+/// queries at 0.05: only a loss on all five reaches p = 1/32); nothing to
+/// lose, no mde; no number for a tolerance that is not one.
+#[test]
+fn no_mde_where_no_drop_can_fail() {
+    use rgate::config::Decision::*;
+    use rgate::config::TestKind::*;
+    use rgate::gate::power;
+    let p = power(ConfidentDrop, Bootstrap, 0.0, &model(4, 0.16, 1.0), 0.05);
+    assert_eq!((p.mde, p.enforceable, p.can_fail_alone), (None, false, false));
+    let p = power(
+        ConfidentDrop,
+        Randomization,
+        0.0,
+        &model(8, 0.16, 1.0),
+        0.05 / 15.0,
     );
-    // A zero standard error is no spread either (not infinite power).
-    let zero = power(ConfidentDrop, 0.1, 0.0, Spread::Deltas, 20, 0.05);
-    assert_eq!((zero.mde, zero.spread.name()), (Some(0.35), "floor"));
-    assert!(f(ConfidentDrop, 0.0).enforceable);
-    assert!(f(ConfidentDrop, 0.25).enforceable);
-    assert_eq!(f(SignificantDrop, 0.1).mde, Some(0.25));
-    assert_eq!(f(SignificantDrop, 0.3).mde, Some(0.3));
-    assert_eq!(f(Threshold, 0.1).mde, Some(0.1 + 1.0 / 20.0));
-    assert_eq!(f(NonInferiority, 0.1).mde, None);
-    let none = power(ConfidentDrop, 0.1, 0.01, Spread::Deltas, 0, 0.05);
-    assert_eq!((none.mde, none.enforceable), (None, false));
-    // Nor anything for a tolerance that is not a number.
+    assert_eq!((p.mde, p.can_fail_alone), (None, false));
+    assert!(
+        power(ConfidentDrop, Randomization, 0.0, &model(8, 0.16, 1.0), 0.05)
+            .mde
+            .is_some()
+    );
+    let p = power(ConfidentDrop, Randomization, 0.0, &model(5, 0.16, 1.0), 0.05);
+    assert_eq!((p.mde, p.can_fail_alone), (None, true));
+    // Under non-inferiority such a scope fails whatever happens: no mde either.
+    assert_eq!(
+        power(NonInferiority, Bootstrap, 0.1, &model(4, 0.16, 1.0), 0.05).mde,
+        None
+    );
+    let mut nothing = model(50, 0.0, 0.0);
+    nothing.max_drop = 0.0;
+    assert_eq!(power(ConfidentDrop, Bootstrap, 0.02, &nothing, 0.05).mde, None);
     for tol in [f64::INFINITY, f64::NAN] {
-        let p = power(ConfidentDrop, tol, 0.01, Spread::Deltas, 20, 0.05);
+        let p = power(ConfidentDrop, Bootstrap, tol, &model(50, 0.16, 1.0), 0.05);
         assert_eq!((p.mde, p.enforceable), (None, false), "{tol}");
     }
+    assert_eq!(
+        power(ConfidentDrop, Bootstrap, 0.02, &model(0, 0.16, 1.0), 0.05).mde,
+        None
+    );
 }
