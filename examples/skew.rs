@@ -1,4 +1,4 @@
-//! The skew diagnostic (`rgate::gate::skew`) and the paired tests on
+//! The skew diagnostic (`rgate::stats::skew`, applied per check by `rgate::compare::skew_of`) and the paired tests on
 //! skewed deltas, measured by simulation (issue 26 item 7):
 //!
 //! 1. how often the diagnostic flags a check on scenarios without a few
@@ -20,7 +20,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rgate::gate::skew::detect;
+use rgate::stats::skew::detect;
 use rgate::stats::{self, BootstrapSettings, Strata, Weighting};
 
 /// 95% Wilson score interval of `k` successes in `n` trials.
@@ -150,9 +150,9 @@ fn main() {
     for n in [60, 100, 200] {
         println!("\nSkewed scenario, n = {n}, expected delta 0: false-alarm rate at one-sided alpha {alpha} ({test_trials} trials):");
         let mut rng = ChaCha8Rng::seed_from_u64(7 + n as u64);
-        let names = ["t-test", "sign-flip", "shift bootstrap"];
-        let mut alarms = [0usize; 3];
-        let mut alarms_flagged = [0usize; 3];
+        let names = ["t-test", "sign-flip", "shift bootstrap", "studentized boot."];
+        let mut alarms = [0usize; 4];
+        let mut alarms_flagged = [0usize; 4];
         let mut flagged = 0;
         for t in 0..test_trials {
             let d = skewed(&mut rng, n);
@@ -174,6 +174,18 @@ fn main() {
                     },
                 )[0]
                 .p_less,
+                stats::bootstrap_t(
+                    &d,
+                    1,
+                    &Strata::single(d.len()),
+                    &BootstrapSettings {
+                        resamples: 10_000,
+                        seed,
+                        weighting: Weighting::Micro,
+                        alpha,
+                    },
+                )[0]
+                .p_less(0.0),
             ];
             for (j, &p) in p.iter().enumerate() {
                 if p < alpha {
@@ -183,7 +195,7 @@ fn main() {
             }
         }
         println!("  flagged by the diagnostic: {}", rate(flagged, test_trials));
-        for j in 0..3 {
+        for j in 0..4 {
             println!(
                 "  {:<16} false alarms {}; of those flagged {}",
                 names[j],

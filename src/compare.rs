@@ -50,8 +50,8 @@ pub struct CompareRow {
     pub ties: usize,
     pub losses: usize,
     /// Set when a few queries carry most of the change
-    /// ([`crate::gate::skew`]).
-    pub skew: Option<crate::gate::skew::Skew>,
+    /// ([`skew_of`]).
+    pub skew: Option<Skew>,
 }
 
 /// A set of query positions, named.
@@ -342,7 +342,7 @@ pub fn compare(
                 .zip(&baseline.values[m])
                 .map(|(c, b)| c - b)
                 .collect();
-            let skew = crate::gate::skew::diagnose(&d, gold, &scopes, si, settings.weighting);
+            let skew = skew_of(&d, gold, &scopes, si, settings.weighting);
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -384,6 +384,86 @@ pub fn compare(
         r.significant = a < settings.alpha;
     }
     rows
+}
+
+/// At most this many carriers of a skewed change are named; the count
+/// says how many there are.
+pub const SKEW_MAX_NAMED: usize = 10;
+
+/// A flagged check: how skewed, which way, and who carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skew {
+    pub skewness: f64,
+    pub direction: stats::skew::Direction,
+    pub share: f64,
+    /// Queries carrying the change (at most ceil(5% n)).
+    pub carriers: usize,
+    /// Queries that moved in the carriers' direction at all.
+    pub movers: usize,
+    /// The largest [`SKEW_MAX_NAMED`] carriers: query id and its delta (the
+    /// metric's own delta, unweighted), largest first.
+    pub queries: Vec<(String, f64)>,
+}
+
+/// The skew diagnostic of one check or row ([`stats::skew`] has the
+/// criterion) on the summands of its statistic: the deltas, or for the
+/// overall scope under macro weighting each weighted by n / (H n_h), so
+/// their mean is the mean of stratum means. `d` holds every gold query's
+/// delta (indexed like the gold set); the scope's members say which count.
+pub fn skew_of(
+    d: &[f64],
+    gold: &GoldSet,
+    scopes: &[Scope],
+    scope: usize,
+    weighting: Weighting,
+) -> Option<Skew> {
+    let members = &scopes[scope].members;
+    let weights = summand_weights(scopes, scope, weighting);
+    let summands: Vec<f64> = members
+        .iter()
+        .zip(&weights)
+        .map(|(&q, w)| d.get(q).copied().unwrap_or(0.0) * w)
+        .collect();
+    let found = stats::skew::detect(&summands)?;
+    let queries = found
+        .carriers
+        .iter()
+        .take(SKEW_MAX_NAMED)
+        .map(|&i| {
+            let q = members[i];
+            (gold.queries[q].id.clone(), d.get(q).copied().unwrap_or(0.0))
+        })
+        .collect();
+    Some(Skew {
+        skewness: found.skewness,
+        direction: found.direction,
+        share: found.share,
+        carriers: found.carriers.len(),
+        movers: found.movers,
+        queries,
+    })
+}
+
+/// Each member's weight in the scope's statistic relative to the micro
+/// mean: 1, or for the overall scope under macro weighting n / (H n_h).
+fn summand_weights(scopes: &[Scope], scope: usize, weighting: Weighting) -> Vec<f64> {
+    let members = &scopes[scope].members;
+    if scope != 0 || weighting != Weighting::Macro {
+        return vec![1.0; members.len()];
+    }
+    let strata: Vec<&Scope> = scopes[1..].iter().filter(|s| !s.members.is_empty()).collect();
+    let h = strata.len() as f64;
+    let n = members.len() as f64;
+    let mut weight = std::collections::HashMap::new();
+    for s in &strata {
+        for &q in &s.members {
+            weight.insert(q, n / (h * s.members.len() as f64));
+        }
+    }
+    members
+        .iter()
+        .map(|q| weight.get(q).copied().unwrap_or(1.0))
+        .collect()
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ fn summarize(
             power: Power::unknown(),
             test: t.test,
             monte_carlo: t.monte_carlo,
-            skew: super::skew::diagnose(&d, gold, scopes, w.scope, settings.weighting),
+            skew: compare::skew_of(&d, gold, scopes, w.scope, settings.weighting),
             verdict: CheckVerdict::NotGated,
         });
         out.inferences.push(t.inference.clone());

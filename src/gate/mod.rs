@@ -13,15 +13,14 @@
 //! The steps live in their own files: [`pair`] aligns the baseline with
 //! the current gold set, [`checks`] plans and tests the (metric, scope)
 //! checks, [`decide`] corrects and decides them, [`power`] says what each
-//! can detect, [`skew`] names the few queries that carry a skewed change,
-//! and [`flips`] finds the queries lost and the stage that lost them.
+//! can detect, and [`flips`] finds the queries lost and the stage that
+//! lost them.
 
 mod checks;
 mod decide;
 mod flips;
 mod pair;
 mod power;
-pub mod skew;
 
 use crate::baseline::Baseline;
 use crate::compare::{self, Comparison};
@@ -118,8 +117,9 @@ pub struct Check {
     /// Whether the p-values carry Monte Carlo error (bootstrap, or a
     /// randomization test with too many non-zero deltas to enumerate).
     pub monte_carlo: bool,
-    /// Set when a few queries carry most of the change ([`skew`]).
-    pub skew: Option<skew::Skew>,
+    /// Set when a few queries carry most of the change
+    /// ([`compare::skew_of`]).
+    pub skew: Option<compare::Skew>,
     pub verdict: CheckVerdict,
 }
 

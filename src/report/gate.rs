@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, short_commit, signed4, Table};
+use crate::compare::Skew;
 use crate::config::Decision;
-use crate::gate::skew::Skew;
 use crate::gate::{
     Check, CheckVerdict, Flip, GateOutcome, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
 };

@@ -9,7 +9,7 @@
 //! `flips[]`, `gained`, `added_queries`, `removed_queries`, `gold_changed`
 //! and `warnings[]`. Numbers that do not exist are `null`. Each check (and
 //! each compare row) has `skew`: `null`, or, when a few queries carry most
-//! of its change (see `gate::skew`), `{"skewness", "direction": "gain" |
+//! of its change (see `compare::skew_of`), `{"skewness", "direction": "gain" |
 //! "loss", "share", "carriers", "movers", "queries": [{"query_id",
 //! "delta"}]}`.
 //!
@@ -61,9 +61,9 @@ use super::stages::lost_json;
 use super::{Exporter, Report};
 use crate::baseline::HistoryEntry;
 use crate::compare::Comparison;
+use crate::compare::Skew;
 use crate::escape;
 use crate::eval::RowScope;
-use crate::gate::skew::Skew;
 use crate::gate::{CheckVerdict, Hypothesis, StageOutcome};
 use crate::stages::{LostIn, Stages};
 

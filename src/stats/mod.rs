@@ -83,6 +83,7 @@ pub mod interval;
 mod power;
 mod quantile;
 mod randomization;
+pub mod skew;
 mod ttest;
 
 use std::collections::BTreeMap;

@@ -174,7 +174,12 @@ fn fixed_seed_repeats_and_seed_matters() {
     let c = compare(&["--format", "csv", "--seed", "7"], &runs, "seed/gold.json");
     assert_eq!(a.stdout, b.stdout);
     assert_ne!(a.stdout, c.stdout);
-    assert!(a.stdout.lines().next().unwrap().ends_with(",test,resamples,seed"));
+    assert!(a
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",test,resamples,seed,skewness,skew_queries"));
 }
 
 #[test]

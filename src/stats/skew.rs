@@ -1,6 +1,6 @@
-//! The skew diagnostic (SPEC "Statistics, second edition", skewed deltas):
+//! The skew criterion (SPEC "Statistics, second edition", skewed deltas):
 //! when a few queries carry most of a check's change, the report says so
-//! and names them.
+//! and names them ([`crate::compare::skew_of`] applies it to a check).
 //!
 //! Every test rgate offers reads the mean delta through an approximation
 //! that skewness spoils first: the t-test through the normal, the shift
@@ -36,20 +36,12 @@
 //!   and kurtosis. *The Statistician* 47(1), 183-189 (G1).
 //! - P. Hall (1992). *The Bootstrap and Edgeworth Expansion*. Springer.
 
-use crate::compare::Scope;
-use crate::config::Weighting;
-use crate::gold::GoldSet;
-
 /// "A few" is this share of a scope's queries, rounded up.
 pub const FEW_SHARE: f64 = 0.05;
 
 /// Cochran's constant: the mean of n draws is near enough to normal when
 /// n > 25 G1^2.
 pub const COCHRAN: f64 = 25.0;
-
-/// At most this many carriers are named; the count says how many there
-/// are.
-pub const MAX_NAMED: usize = 10;
 
 /// Which way the few moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,21 +74,6 @@ pub struct Detected {
     pub movers: usize,
     /// The carriers' share of the movement that way, in (0.5, 1].
     pub share: f64,
-}
-
-/// A flagged check: how skewed, which way, and who carries it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skew {
-    pub skewness: f64,
-    pub direction: Direction,
-    pub share: f64,
-    /// Queries carrying the change (at most ceil(5% n)).
-    pub carriers: usize,
-    /// Queries that moved in the carriers' direction at all.
-    pub movers: usize,
-    /// The largest [`MAX_NAMED`] carriers: query id and its delta (the
-    /// metric's own delta, unweighted), largest first.
-    pub queries: Vec<(String, f64)>,
 }
 
 /// G1, the adjusted Fisher-Pearson skewness: sqrt(n (n - 1)) / (n - 2)
@@ -160,64 +137,6 @@ pub fn detect(summands: &[f64]) -> Option<Detected> {
         movers,
         share,
     })
-}
-
-/// The diagnostic of one check: `d` holds every gold query's delta
-/// (indexed like the gold set), the scope's members say which count.
-pub fn diagnose(
-    d: &[f64],
-    gold: &GoldSet,
-    scopes: &[Scope],
-    scope: usize,
-    weighting: Weighting,
-) -> Option<Skew> {
-    let members = &scopes[scope].members;
-    let weights = summand_weights(scopes, scope, weighting);
-    let summands: Vec<f64> = members
-        .iter()
-        .zip(&weights)
-        .map(|(&q, w)| d.get(q).copied().unwrap_or(0.0) * w)
-        .collect();
-    let found = detect(&summands)?;
-    let queries = found
-        .carriers
-        .iter()
-        .take(MAX_NAMED)
-        .map(|&i| {
-            let q = members[i];
-            (gold.queries[q].id.clone(), d.get(q).copied().unwrap_or(0.0))
-        })
-        .collect();
-    Some(Skew {
-        skewness: found.skewness,
-        direction: found.direction,
-        share: found.share,
-        carriers: found.carriers.len(),
-        movers: found.movers,
-        queries,
-    })
-}
-
-/// Each member's weight in the scope's statistic relative to the micro
-/// mean: 1, or for the overall scope under macro weighting n / (H n_h).
-fn summand_weights(scopes: &[Scope], scope: usize, weighting: Weighting) -> Vec<f64> {
-    let members = &scopes[scope].members;
-    if scope != 0 || weighting != Weighting::Macro {
-        return vec![1.0; members.len()];
-    }
-    let strata: Vec<&Scope> = scopes[1..].iter().filter(|s| !s.members.is_empty()).collect();
-    let h = strata.len() as f64;
-    let n = members.len() as f64;
-    let mut weight = std::collections::HashMap::new();
-    for s in &strata {
-        for &q in &s.members {
-            weight.insert(q, n / (h * s.members.len() as f64));
-        }
-    }
-    members
-        .iter()
-        .map(|q| weight.get(q).copied().unwrap_or(1.0))
-        .collect()
 }
 
 #[cfg(test)]
