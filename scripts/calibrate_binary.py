@@ -458,7 +458,7 @@ def find(report, retriever, metric, stratum):
 # ---------------------------------------------------------------- scenarios
 
 
-def sc_power(runner, audit, trials, seed):
+def sc_power(runner, audit, trials, seed, kmin=3):
     """(a) power at the printed mde."""
     out = []
     w = World([120, 60, 25], seed)
@@ -484,7 +484,7 @@ def sc_power(runner, audit, trials, seed):
             print(f"(a) {label}: no mde printed", flush=True)
             continue
         mde = sum(mdes) / len(mdes)
-        k, pi = w.solve_down(metric, stratum, mde)
+        k, pi = w.solve_down(metric, stratum, mde, ks=tuple(k for k in (3, 5, 8, 12, 20) if k >= kmin))
         exact = pi * -w.expected(metric, stratum, ("down", k))
         caught, mde_during, test = 0, [], None
         for _ in range(trials):
@@ -509,16 +509,20 @@ def sc_power(runner, audit, trials, seed):
             "mde_during_drop": sum(mde_during) / len(mde_during) if mde_during else None,
         }
         out.append(row)
-        print(f"(a) {label} [{test}]: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
+        print(f"(a) {label} [{test}], k >= {kmin}: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
     return out
 
 
-def sc_retrievers(runner, audit, trials, seed, tols):
-    """(b) three and six unchanged retrievers in one gate: exit-1 rate."""
+def sc_retrievers(runner, audit, trials, seed, tols, shapes):
+    """(b) three and six unchanged retrievers in one gate: exit-1 rate, with
+    15 checks a retriever (three metrics, overall and every stratum) or one
+    (ndcg@10 overall)."""
     out = []
     w = World([60, 25, 8, 4], seed)
-    for nret, weighting, tol in itertools.product((3, 6), ("micro", "macro"), tols):
-            rules = [{"metric": m, "max_drop": tol, "strata": "all"} for m in ("ndcg@10", "hit_rate@3", "recall@10")]
+    for shape, nret, weighting, tol in itertools.product(shapes, (3, 6), ("micro", "macro"), tols):
+            strata = "all" if shape == 15 else "overall"
+            metrics = ("ndcg@10", "hit_rate@3", "recall@10") if shape == 15 else ("ndcg@10",)
+            rules = [{"metric": m, "max_drop": tol, "strata": strata} for m in metrics]
             rng = random.Random(seed * 17 + nret * 2 + (weighting == "macro"))
             names = [f"r{i}" for i in range(nret)]
             cfg = config_yaml(names, rules, weighting=weighting)
@@ -530,8 +534,8 @@ def sc_retrievers(runner, audit, trials, seed, tols):
                 ret_fails += sum(r["verdict"] == "fail" for r in rep["retrievers"])
             r = rate(fails, trials)
             rr = rate(ret_fails, trials * nret)
-            out.append({"retrievers": nret, "weighting": weighting, "max_drop": tol, "checks_per_retriever": 15, "exit1": r, "per_retriever": rr})
-            print(f"(b) {nret} unchanged retrievers, {weighting}, strata 60/25/8/4, 15 checks each, max_drop {tol}: exit 1 {fmt_rate(r)}; per retriever {fmt_rate(rr)}", flush=True)
+            out.append({"retrievers": nret, "weighting": weighting, "max_drop": tol, "checks_per_retriever": shape, "exit1": r, "per_retriever": rr})
+            print(f"(b) {nret} unchanged retrievers, {weighting}, strata 60/25/8/4, {shape} check(s) each, max_drop {tol}: exit 1 {fmt_rate(r)}; per retriever {fmt_rate(rr)}", flush=True)
     return out
 
 
@@ -731,6 +735,9 @@ def main():
     ap.add_argument("--trials", type=int, default=300)
     ap.add_argument("--only", default="a,b,c,d,e,f,g,h")
     ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("--no-init", action="store_true", help="(h): only the --propose rule sets")
+    ap.add_argument("--a-kmin", default="3", help="(a): the smallest k a drop may use, comma-separated for several runs")
+    ap.add_argument("--b-checks", default="15,1", help="(b): checks per retriever, 15 and/or 1")
     ap.add_argument("--b-tols", default="0", help="max_drop of (b)'s rules, comma-separated")
     ap.add_argument("--json", default=None, help="also write every figure here")
     ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
@@ -745,9 +752,9 @@ def main():
         audit = Audit()
         T = args.trials
         if "a" in only:
-            res["a_power_at_mde"] = sc_power(runner, audit, T, args.seed)
+            res["a_power_at_mde"] = [row for kmin in args.a_kmin.split(",") for row in sc_power(runner, audit, T, args.seed, int(kmin))]
         if "b" in only:
-            res["b_retrievers"] = sc_retrievers(runner, audit, max(100, T * 2 // 3), args.seed, [float(t) for t in args.b_tols.split(",")])
+            res["b_retrievers"] = sc_retrievers(runner, audit, max(100, T * 2 // 3), args.seed, [float(t) for t in args.b_tols.split(",")], [int(x) for x in args.b_checks.split(",")])
         if "c" in only:
             res["c_small_n"] = sc_small_n(runner, audit, T, args.seed)
         if "d" in only:
@@ -758,7 +765,7 @@ def main():
         if "f" in only:
             res["f_reorder"] = sc_reorder(runner, audit, max(30, T // 5), args.seed)
         if "h" in only:
-            sets = [("init rules", INIT_RULES, None)]
+            sets = [] if args.no_init else [("init rules", INIT_RULES, None)]
             if args.propose:
                 for p in json.loads(args.propose):
                     sets.append((p[0], p[1], p[2] if len(p) > 2 else None))
