@@ -148,6 +148,43 @@ impl Correction {
     }
 }
 
+/// Which checks share one multiplicity correction (SPEC "Statistics,
+/// second edition"): the exit code is one promise, so by default every gated
+/// check of every retriever the gate runs is one family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CorrectionScope {
+    Gate,
+    Retriever,
+}
+
+impl CorrectionScope {
+    pub fn name(self) -> &'static str {
+        match self {
+            CorrectionScope::Gate => "gate",
+            CorrectionScope::Retriever => "retriever",
+        }
+    }
+}
+
+/// What an inconclusive check (its interval holds both "within tolerance"
+/// and "beyond it") does to the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnInconclusive {
+    Pass,
+    Fail,
+}
+
+impl OnInconclusive {
+    pub fn name(self) -> &'static str {
+        match self {
+            OnInconclusive::Pass => "pass",
+            OnInconclusive::Fail => "fail",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Weighting {
@@ -215,6 +252,8 @@ pub struct GateSettings {
     pub test: TestKind,
     pub decision: Decision,
     pub correction: Correction,
+    pub correction_scope: CorrectionScope,
+    pub on_inconclusive: OnInconclusive,
     pub weighting: Weighting,
     pub rules: Vec<Rule>,
     /// Largest share of gold queries a run may miss (they score 0, as with
@@ -235,6 +274,8 @@ impl Default for GateSettings {
             test: TestKind::Bootstrap,
             decision: Decision::ConfidentDrop,
             correction: Correction::Holm,
+            correction_scope: CorrectionScope::Gate,
+            on_inconclusive: OnInconclusive::Pass,
             weighting: Weighting::Micro,
             rules: Vec::new(),
             max_missing: DEFAULT_MAX_MISSING,

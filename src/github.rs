@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::diag::input_error;
-use crate::gate::{Check, CheckVerdict, GateOutcome, Verdict};
+use crate::gate::{Check, GateOutcome, Verdict};
 use crate::report::table::{f4, pfmt, signed4};
 
 /// GitHub refuses a step summary above 1 MiB; the full report is folded in
@@ -123,7 +123,7 @@ fn failure_text(c: &Check) -> String {
 pub fn annotations(outcome: &GateOutcome) -> Vec<String> {
     let mut out = Vec::new();
     for r in &outcome.retrievers {
-        for c in r.checks.iter().filter(|c| c.verdict == CheckVerdict::Fail) {
+        for c in r.checks.iter().filter(|c| r.fails(c)) {
             let title = format!(
                 "rgate: {} regressed on {} ({})",
                 r.name, c.cmp.metric, c.cmp.stratum
@@ -173,7 +173,7 @@ pub fn summary(outcome: &GateOutcome, full_markdown: &str, report: &Path) -> Str
         .flat_map(|r| {
             r.checks
                 .iter()
-                .filter(|c| c.verdict == CheckVerdict::Fail)
+                .filter(|c| r.fails(c))
                 .map(move |c| (r.name.as_str(), c))
         })
         .collect();

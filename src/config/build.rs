@@ -164,6 +164,8 @@ fn gate_settings(
         gate.test = g.test.unwrap_or(gate.test);
         gate.decision = g.decision.unwrap_or(gate.decision);
         gate.correction = g.correction.unwrap_or(gate.correction);
+        gate.correction_scope = g.correction_scope.unwrap_or(gate.correction_scope);
+        gate.on_inconclusive = g.on_inconclusive.unwrap_or(gate.on_inconclusive);
         gate.weighting = g.weighting.unwrap_or(gate.weighting);
         if let Some(t) = &g.lock_timeout_s {
             if !(0.0..=86_400.0).contains(&t.value.0) {

@@ -9,7 +9,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Correction, Decision, TestKind, Weighting};
+use super::{Correction, CorrectionScope, Decision, OnInconclusive, TestKind, Weighting};
 
 /// The 1-based line a value was read from; `None` for a value serde had to
 /// buffer (an untagged enum's inside), whose position serde-saphyr loses.
@@ -94,6 +94,10 @@ pub(super) struct RawGate {
     pub decision: Option<Decision>,
     #[serde(default)]
     pub correction: Option<Correction>,
+    #[serde(default)]
+    pub correction_scope: Option<CorrectionScope>,
+    #[serde(default)]
+    pub on_inconclusive: Option<OnInconclusive>,
     #[serde(default)]
     pub weighting: Option<Weighting>,
     #[serde(default)]

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use super::pair::Paired;
 use super::Current;
 use crate::compare;
-use crate::config::{Correction, Decision, GateSettings, StrataSel, TestKind};
+use crate::config::{Correction, GateSettings, StrataSel, TestKind};
 use crate::metrics::Metric;
 use crate::prepared::Prepared;
-use crate::stats::TestOutcome;
+use crate::stats::Inference;
 
 /// One (metric, scope) pair to check, with the rule that gates it.
 pub(super) struct Want {
@@ -82,12 +82,10 @@ pub(super) fn plan(
     wants
 }
 
-/// Both tests of one (metric, scope): the plain one at alpha (delta, CI,
-/// p for a drop and for a rise) and the one against the margin at the
-/// corrected level (the decision's p and the bounds).
+/// One (metric, scope)'s test, kept whole: the decision reads its p at
+/// the check's margin and its bound at the level the correction assigns.
 pub(super) struct Tested {
-    pub(super) plain: TestOutcome,
-    pub(super) margin: TestOutcome,
+    pub(super) inference: Inference,
     pub(super) test: TestKind,
     pub(super) monte_carlo: bool,
 }
@@ -122,9 +120,7 @@ pub(super) fn tolerances(
 }
 
 /// The configured test on every scope that has a check, all metrics of a
-/// scope at once (one draw of resampled indices serves them all): plain,
-/// and shifted by each gated metric's margin for the margin modes.
-#[allow(clippy::too_many_arguments)]
+/// scope at once (one draw of resampled indices serves them all).
 pub(super) fn test(
     prep: &Prepared,
     settings: &GateSettings,
@@ -132,8 +128,6 @@ pub(super) fn test(
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
-    tolerances: &[Option<f64>],
-    m: usize,
 ) -> HashMap<(usize, usize), Tested> {
     let usable: Vec<usize> = (0..cur.scores.metrics.len())
         .filter(|&m| paired.values[m].is_some())
@@ -141,66 +135,30 @@ pub(super) fn test(
     let mut tested = HashMap::new();
     let base_of = |m: usize, q: usize| paired.values[m].as_ref().map_or(0.0, |v| v[q]);
     let cur_of = |m: usize, q: usize| cur.scores.values[m][q];
-    let margin_alpha = corrected_alpha(settings, m);
-    let uses_margin = matches!(
-        settings.decision,
-        Decision::ConfidentDrop | Decision::NonInferiority
-    );
-    let mut overall: Option<(Vec<f64>, compare::ScopeTest, compare::ScopeTest)> = None;
+    let mut overall: Option<compare::ScopeTest> = None;
     for (si, scope) in scopes.iter().enumerate() {
         if scope.members.is_empty() || !wants.iter().any(|w| w.scope == si) {
             continue;
         }
-        let shift: Vec<f64> = usable
-            .iter()
-            .map(|&mi| {
-                wants
-                    .iter()
-                    .zip(tolerances)
-                    .find(|(w, _)| w.metric == mi && w.scope == si)
-                    .and_then(|(_, t)| *t)
-                    .filter(|_| uses_margin)
-                    .unwrap_or(0.0)
-            })
-            .collect();
-        let variants = [
-            compare::Variant {
-                alpha: settings.alpha,
-                shift: &[],
-            },
-            compare::Variant {
-                alpha: margin_alpha,
-                shift: &shift,
-            },
-        ];
         // A stratum holding every query (a gold set with one stratum) is
         // the overall scope again: one group, the same deltas, the same
         // draws, so the same outcomes bit for bit; not tested twice.
-        let (plain, margin) = match &overall {
-            Some((s0, p0, m0)) if si > 0 && scope.members == scopes[0].members && *s0 == shift => {
-                (p0.clone(), m0.clone())
-            }
-            _ => {
-                let mut both = compare::test_scope_variants(
-                    &prep.gold, scopes, si, &usable, &base_of, &cur_of, settings, &variants,
-                );
-                let (margin, plain) = (both.swap_remove(1), both.swap_remove(0));
-                (plain, margin)
-            }
+        let t = match &overall {
+            Some(t0) if si > 0 && scope.members == scopes[0].members => t0.clone(),
+            _ => compare::test_scope(&prep.gold, scopes, si, &usable, &base_of, &cur_of, settings),
         };
         for (k, &mi) in usable.iter().enumerate() {
             tested.insert(
                 (mi, si),
                 Tested {
-                    plain: plain.outcomes[k].clone(),
-                    margin: margin.outcomes[k].clone(),
-                    test: plain.test,
-                    monte_carlo: plain.monte_carlo,
+                    inference: t.inferences[k].clone(),
+                    test: t.tests[k],
+                    monte_carlo: t.monte_carlo[k],
                 },
             );
         }
         if si == 0 {
-            overall = Some((shift, plain, margin));
+            overall = Some(t);
         }
     }
     tested

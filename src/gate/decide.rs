@@ -1,18 +1,27 @@
 //! Decisions: one [`Check`] per tested (metric, scope), the multiplicity
-//! correction across a retriever's gated checks, the verdict under the
-//! decision rule of SPEC "Gate rules", and the re-test of a borderline
+//! correction across one family of gated checks (every retriever of the
+//! gate by default, SPEC "Statistics, second edition"), the verdict under
+//! the decision rule of SPEC "Gate rules", and the re-test of a borderline
 //! Monte Carlo result.
+//!
+//! A check is decided by the bound it prints: under Holm, check i of the
+//! family (in order of p) is held to alpha / (m - i + 1) once every check
+//! before it was rejected, and its one-sided bound is read from the same
+//! test at that level (`Inference::upper`), so "fail" holds exactly when
+//! the printed bound lies beyond the tolerance. The corrected p-values are
+//! printed beside it; they reject the same checks (the bound is the test
+//! inverted), up to a tie within rounding of alpha.
 
 use std::collections::HashMap;
 
-use super::checks::{corrected_alpha, test, tolerances, Tested, Want};
+use super::checks::{tolerances, Tested, Want};
 use super::pair::Paired;
 use super::power::{power, spread_se};
-use super::{Check, CheckVerdict, Current, Hypothesis};
+use super::{Check, CheckVerdict, Current, Hypothesis, Power, Spread};
 use crate::compare::{self, Comparison};
-use crate::config::{Correction, Decision, GateSettings};
+use crate::config::{Correction, CorrectionScope, Decision, GateSettings};
 use crate::prepared::Prepared;
-use crate::stats;
+use crate::stats::{self, Inference};
 
 fn adjust(p: &[f64], c: Correction) -> Vec<f64> {
     match c {
@@ -22,27 +31,44 @@ fn adjust(p: &[f64], c: Correction) -> Vec<f64> {
     }
 }
 
-/// Tests, corrects and decides every want.
-pub(super) fn decided_checks(
+/// One retriever's checks, tested but not yet decided: the family they
+/// belong to decides them (see [`decide_family`]).
+pub(super) struct Pending {
+    pub(super) checks: Vec<Check>,
+    /// The test behind each check, in check order.
+    inferences: Vec<Inference>,
+    /// Each check's standard error and its source, for the power.
+    spreads: Vec<(f64, Spread)>,
+}
+
+impl Pending {
+    /// A retriever without a baseline: nothing to decide.
+    pub(super) fn empty() -> Pending {
+        Pending {
+            checks: Vec::new(),
+            inferences: Vec::new(),
+            spreads: Vec::new(),
+        }
+    }
+}
+
+/// Tests and summarizes every want of one retriever.
+pub(super) fn pending(
     prep: &Prepared,
     settings: &GateSettings,
     cur: &Current,
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
-) -> Vec<Check> {
+) -> Pending {
     let tolerances = tolerances(settings, paired, scopes, wants);
-    let m = (0..wants.len()).filter(|&k| tolerances[k].is_some()).count();
-    let tested = test(prep, settings, cur, paired, scopes, wants, &tolerances, m);
-    let mut checks = summarize(settings, cur, paired, scopes, wants, &tolerances, &tested, m);
-    correct(&mut checks, settings.correction);
-    decide(&mut checks, settings);
-    checks
+    let tested = super::checks::test(prep, settings, cur, paired, scopes, wants);
+    summarize(settings, cur, paired, scopes, wants, &tolerances, &tested)
 }
 
-/// One [`Check`] per tested want: means, the test's numbers, the tolerance
-/// and the power. Verdicts come later.
-#[allow(clippy::too_many_arguments)]
+/// One [`Check`] per tested want: means, the test's numbers at margin 0
+/// and at the check's margin, the tolerance. Levels, bounds, power and
+/// verdicts come with the family.
 fn summarize(
     settings: &GateSettings,
     cur: &Current,
@@ -51,11 +77,13 @@ fn summarize(
     wants: &[Want],
     tolerances: &[Option<f64>],
     tested: &HashMap<(usize, usize), Tested>,
-    m: usize,
-) -> Vec<Check> {
+) -> Pending {
     let metrics = &cur.scores.metrics;
-    let alpha_m = corrected_alpha(settings, m);
-    let mut checks: Vec<Check> = Vec::new();
+    let mut out = Pending {
+        checks: Vec::new(),
+        inferences: Vec::new(),
+        spreads: Vec::new(),
+    };
     for (w, &tolerance) in wants.iter().zip(tolerances) {
         let Some(t) = tested.get(&(w.metric, w.scope)) else {
             continue;
@@ -68,43 +96,46 @@ fn summarize(
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
         let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
-        let (se, spread) = spread_se(&d, base_vals, scopes, w.scope, settings.weighting);
+        let spread = spread_se(&d, base_vals, scopes, w.scope, settings.weighting);
         let tol = tolerance.unwrap_or(0.0);
-        let power = power(settings.decision, tol, se, spread, scope.members.len(), alpha_m);
+        let inf = &t.inference;
+        let plain = inf.outcome(settings.alpha);
         let (hypothesis, p_value) = match settings.decision {
-            _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), t.plain.p_less),
-            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), t.margin.p_less),
-            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), t.margin.p_greater),
-            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), t.plain.p_less),
+            _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), plain.p_less),
+            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), inf.p_less(-tol)),
+            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), inf.p_greater(-tol)),
+            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), plain.p_less),
         };
-        checks.push(Check {
+        out.checks.push(Check {
             cmp: Comparison {
                 metric: metrics[w.metric],
                 stratum: scope.name.clone(),
                 n: scope.members.len(),
                 baseline: baseline_mean,
                 current: current_mean,
-                delta: t.plain.mean_delta,
-                ci_low: t.plain.ci_low,
-                ci_high: t.plain.ci_high,
+                delta: plain.mean_delta,
+                ci_low: plain.ci_low,
+                ci_high: plain.ci_high,
                 p_value,
                 p_adjusted: f64::NAN,
             },
             hypothesis,
-            lower_bound: t.margin.lower_bound,
-            upper_bound: t.margin.upper_bound,
-            bound_level: 1.0 - alpha_m,
-            p_drop: t.plain.p_less,
-            p_rise: t.plain.p_greater,
+            lower_bound: plain.lower_bound,
+            upper_bound: plain.upper_bound,
+            bound_level: 1.0 - settings.alpha,
+            p_drop: plain.p_less,
+            p_rise: plain.p_greater,
             p_rise_adjusted: f64::NAN,
             tolerance,
-            power,
+            power: Power::unknown(),
             test: t.test,
             monte_carlo: t.monte_carlo,
             verdict: CheckVerdict::NotGated,
         });
+        out.inferences.push(t.inference.clone());
+        out.spreads.push(spread);
     }
-    checks
+    out
 }
 
 /// Largest B a borderline re-test goes to.
@@ -131,44 +162,164 @@ pub(super) fn borderline_resamples(checks: &[Check], settings: &GateSettings) ->
     borderline.then(|| settings.resamples.saturating_mul(10).min(MAX_RESAMPLES))
 }
 
-/// The multiplicity correction across the retriever's gated checks, for the
-/// decision's p and for rises alike; a check that is not gated has no
-/// corrected p (NaN, `null` in JSON).
-fn correct(checks: &mut [Check], correction: Correction) {
-    let gated: Vec<usize> = (0..checks.len())
-        .filter(|&i| checks[i].tolerance.is_some())
-        .collect();
-    let p: Vec<f64> = gated.iter().map(|&i| checks[i].cmp.p_value).collect();
-    let p_rise: Vec<f64> = gated.iter().map(|&i| checks[i].p_rise).collect();
-    let adj = adjust(&p, correction);
-    let adj_rise = adjust(&p_rise, correction);
-    for (k, &i) in gated.iter().enumerate() {
-        checks[i].cmp.p_adjusted = adj[k];
-        checks[i].p_rise_adjusted = adj_rise[k];
+/// The families of gated checks, as (retriever, check) positions: one for
+/// the whole gate, or one per retriever.
+fn families(pendings: &[Pending], scope: CorrectionScope) -> Vec<Vec<(usize, usize)>> {
+    let gated = |r: usize| {
+        (0..pendings[r].checks.len())
+            .filter(move |&i| pendings[r].checks[i].tolerance.is_some())
+            .map(move |i| (r, i))
+    };
+    match scope {
+        CorrectionScope::Gate => vec![(0..pendings.len()).flat_map(gated).collect()],
+        CorrectionScope::Retriever => (0..pendings.len()).map(|r| gated(r).collect()).collect(),
     }
 }
 
-/// Each gated check's verdict under the decision rule of SPEC "Gate rules".
-/// A rise is "improved" on its corrected one-sided p.
-fn decide(checks: &mut [Check], settings: &GateSettings) {
-    for c in checks.iter_mut() {
-        let Some(tol) = c.tolerance else {
-            continue;
+/// The level each p of a family is decided at, and whether the step-down
+/// reached it with every earlier check rejected, given `rejects(k, level)`
+/// (check k's test rejects its null at that level). Holm: in order of p,
+/// check i (from 0) is held to alpha / (m - i) while every earlier one was
+/// rejected; from the first check that is not, every later one is accepted
+/// and printed at that step's level. Bonferroni: alpha / m; none: alpha.
+fn levels(p: &[f64], correction: Correction, alpha: f64, rejects: impl Fn(usize, f64) -> bool) -> Vec<f64> {
+    let m = p.len();
+    match correction {
+        Correction::None => vec![alpha; m],
+        Correction::Bonferroni => vec![alpha / m.max(1) as f64; m],
+        Correction::Holm => {
+            let mut order: Vec<usize> = (0..m).collect();
+            order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+            let mut out = vec![alpha; m];
+            let mut stopped: Option<f64> = None;
+            for (step, &k) in order.iter().enumerate() {
+                let level = stopped.unwrap_or(alpha / (m - step) as f64);
+                out[k] = level;
+                if stopped.is_none() && !rejects(k, level) {
+                    stopped = Some(level);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// Corrects, bounds and decides every family of gated checks, then the
+/// power of each at its family's level. Returns each retriever's family
+/// size m.
+pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -> Vec<usize> {
+    let mut family_size = vec![0usize; pendings.len()];
+    for fam in families(pendings, settings.correction_scope) {
+        let m = fam.len();
+        for &(r, _) in &fam {
+            family_size[r] = m;
+        }
+        let p: Vec<f64> = fam
+            .iter()
+            .map(|&(r, i)| pendings[r].checks[i].cmp.p_value)
+            .collect();
+        let p_rise: Vec<f64> = fam.iter().map(|&(r, i)| pendings[r].checks[i].p_rise).collect();
+        let adj = adjust(&p, settings.correction);
+        let adj_rise = adjust(&p_rise, settings.correction);
+        let rejects = |k: usize, level: f64| {
+            let (r, i) = fam[k];
+            rejected(
+                &pendings[r].checks[i],
+                &pendings[r].inferences[i],
+                settings,
+                level,
+            )
         };
-        let drop = -c.cmp.delta;
-        let significant = c.cmp.p_adjusted < settings.alpha;
-        let fail = match settings.decision {
-            Decision::ConfidentDrop => significant,
-            Decision::SignificantDrop => drop > tol && significant,
-            Decision::NonInferiority => !significant,
-            Decision::Threshold => drop > tol,
-        };
-        c.verdict = if fail {
-            CheckVerdict::Fail
-        } else if c.cmp.delta > 0.0 && c.p_rise_adjusted < settings.alpha {
-            CheckVerdict::Improved
-        } else {
-            CheckVerdict::Pass
-        };
+        let lv = levels(&p, settings.correction, settings.alpha, rejects);
+        for (k, &(r, i)) in fam.iter().enumerate() {
+            let inf = pendings[r].inferences[i].clone();
+            let c = &mut pendings[r].checks[i];
+            c.cmp.p_adjusted = adj[k];
+            c.p_rise_adjusted = adj_rise[k];
+            decide(c, &inf, settings, lv[k]);
+        }
+    }
+    for (r, pend) in pendings.iter_mut().enumerate() {
+        let alpha_m = super::checks::corrected_alpha(settings, family_size[r]);
+        for (c, &(se, spread)) in pend.checks.iter_mut().zip(&pend.spreads) {
+            let tol = c.tolerance.unwrap_or(0.0);
+            c.power = power(settings.decision, tol, se, spread, c.cmp.n, alpha_m);
+        }
+    }
+    family_size
+}
+
+/// Whether a check's test rejects its null at `level`, read off its bound
+/// (the test inverted): the margin test rejects "drop <= tolerance" when the
+/// upper bound lies below -tolerance; non-inferiority rejects "drop >=
+/// tolerance" when the lower bound lies above it; significant-drop rejects
+/// "drop <= 0" when the upper bound lies below 0. Threshold has no test.
+fn rejected(c: &Check, inf: &Inference, settings: &GateSettings, level: f64) -> bool {
+    let tol = c.tolerance.unwrap_or(0.0);
+    match settings.decision {
+        Decision::ConfidentDrop => inf.upper(level) < -tol,
+        Decision::SignificantDrop => inf.upper(level) < 0.0,
+        Decision::NonInferiority => inf.lower(level) > -tol,
+        Decision::Threshold => false,
+    }
+}
+
+/// A gated check's verdict under the decision rule of SPEC "Gate rules",
+/// with its bounds at the level it was decided at. A rise is "improved" on
+/// its corrected one-sided p; a check whose interval at that level holds
+/// both "within tolerance" and "beyond it" is inconclusive.
+fn decide(c: &mut Check, inf: &Inference, settings: &GateSettings, level: f64) {
+    let Some(tol) = c.tolerance else {
+        return;
+    };
+    if settings.decision != Decision::Threshold {
+        c.lower_bound = inf.lower(level);
+        c.upper_bound = inf.upper(level);
+        c.bound_level = 1.0 - level;
+    }
+    let drop = -c.cmp.delta;
+    let fail = match settings.decision {
+        Decision::ConfidentDrop => c.upper_bound < -tol,
+        Decision::SignificantDrop => drop > tol && c.upper_bound < 0.0,
+        Decision::NonInferiority => !(c.lower_bound > -tol),
+        Decision::Threshold => drop > tol,
+    };
+    let undecided = matches!(
+        settings.decision,
+        Decision::ConfidentDrop | Decision::SignificantDrop
+    ) && c.lower_bound <= -tol
+        && c.upper_bound >= -tol;
+    c.verdict = if fail {
+        CheckVerdict::Fail
+    } else if c.cmp.delta > 0.0 && c.p_rise_adjusted < settings.alpha {
+        CheckVerdict::Improved
+    } else if undecided {
+        CheckVerdict::Inconclusive
+    } else {
+        CheckVerdict::Pass
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Holm's step-down by hand: p = [0.01, 0.04, 0.03, 0.005] at alpha
+    /// 0.05, m = 4. In order of p: 0.005 at 0.0125 (rejected), 0.01 at
+    /// 0.05/3 (rejected), 0.03 at 0.025 (not rejected: Holm stops), 0.04
+    /// accepted and printed at the stopping level 0.025.
+    #[test]
+    fn holm_levels_follow_the_step_down() {
+        let p = [0.01, 0.04, 0.03, 0.005];
+        let lv = levels(&p, Correction::Holm, 0.05, |k, level| p[k] < level);
+        assert_eq!(lv, vec![0.05 / 3.0, 0.025, 0.025, 0.0125]);
+        // Every check rejected: each at its own step.
+        let all = levels(&p, Correction::Holm, 0.05, |_, _| true);
+        assert_eq!(all, vec![0.05 / 3.0, 0.05, 0.025, 0.0125]);
+        assert_eq!(
+            levels(&p, Correction::Bonferroni, 0.05, |_, _| true),
+            vec![0.0125; 4]
+        );
+        assert_eq!(levels(&p, Correction::None, 0.05, |_, _| false), vec![0.05; 4]);
     }
 }

@@ -41,6 +41,9 @@ pub enum CheckVerdict {
     Fail,
     Pass,
     Improved,
+    /// Neither shown within the tolerance nor beyond it: the interval at
+    /// the check's level holds both. Passes unless `on_inconclusive: fail`.
+    Inconclusive,
     NotGated,
 }
 
@@ -50,6 +53,7 @@ impl CheckVerdict {
             CheckVerdict::Fail => "fail",
             CheckVerdict::Pass => "pass",
             CheckVerdict::Improved => "improved",
+            CheckVerdict::Inconclusive => "inconclusive",
             CheckVerdict::NotGated => "not-gated",
         }
     }
@@ -87,8 +91,12 @@ pub struct Check {
     /// corrected value (NaN when not gated).
     pub cmp: Comparison,
     pub hypothesis: Hypothesis,
-    /// One-sided bounds of delta at `bound_level` (1 - alpha/m, the level
-    /// Holm's first step and Bonferroni use; 1 - alpha without correction).
+    /// One-sided bounds of delta at `bound_level`: for a gated check, the
+    /// level it was decided at (Holm: 1 - alpha over its step; Bonferroni:
+    /// 1 - alpha/m; none: 1 - alpha), from the same test as its p, so it
+    /// fails exactly when the bound the mode reads lies beyond the
+    /// tolerance; for a check that is not gated (and under `threshold`),
+    /// 1 - alpha.
     pub lower_bound: f64,
     pub upper_bound: f64,
     pub bound_level: f64,
@@ -186,6 +194,22 @@ pub struct BaselineInfo {
     pub note: Option<String>,
 }
 
+/// Checks by verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VerdictCounts {
+    pub fail: usize,
+    pub pass: usize,
+    pub improved: usize,
+    pub inconclusive: usize,
+    pub not_gated: usize,
+}
+
+impl VerdictCounts {
+    pub fn gated(&self) -> usize {
+        self.fail + self.pass + self.improved + self.inconclusive
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RetrieverOutcome {
     pub name: String,
@@ -205,6 +229,11 @@ pub struct RetrieverOutcome {
     pub warnings: Vec<String>,
     /// Present when the retriever has a candidate list.
     pub stages: Option<StageOutcome>,
+    /// Gated checks in the correction family this retriever's checks
+    /// belong to (every retriever's under `correction_scope: gate`).
+    pub family_size: usize,
+    /// `on_inconclusive: fail`: an inconclusive check fails the retriever.
+    pub inconclusive_fails: bool,
 }
 
 impl RetrieverOutcome {
@@ -223,11 +252,35 @@ impl RetrieverOutcome {
             gold_changed: false,
             warnings: Vec::new(),
             stages: None,
+            family_size: 0,
+            inconclusive_fails: false,
         }
     }
 
+    /// Whether `c` fails this retriever: a failed check, or an
+    /// inconclusive one under `on_inconclusive: fail`.
+    pub fn fails(&self, c: &Check) -> bool {
+        c.verdict == CheckVerdict::Fail
+            || (self.inconclusive_fails && c.verdict == CheckVerdict::Inconclusive)
+    }
+
+    /// How many checks got each verdict, for the reports that count them.
+    pub fn counts(&self) -> VerdictCounts {
+        let mut n = VerdictCounts::default();
+        for c in &self.checks {
+            match c.verdict {
+                CheckVerdict::Fail => n.fail += 1,
+                CheckVerdict::Pass => n.pass += 1,
+                CheckVerdict::Improved => n.improved += 1,
+                CheckVerdict::Inconclusive => n.inconclusive += 1,
+                CheckVerdict::NotGated => n.not_gated += 1,
+            }
+        }
+        n
+    }
+
     pub fn verdict(&self) -> Verdict {
-        if self.checks.iter().any(|c| c.verdict == CheckVerdict::Fail) {
+        if self.checks.iter().any(|c| self.fails(c)) {
             Verdict::Fail
         } else {
             Verdict::Pass
@@ -279,15 +332,110 @@ pub struct CurrentCandidates<'a> {
     pub ids: &'a [Vec<String>],
 }
 
-/// Compares one retriever's current run with its baseline: the steps below,
-/// in order. Without a baseline there is nothing to compare, and the
-/// retriever passes (the command decides whether that is an error).
+/// One retriever to gate: its current run and its baseline, if any.
+pub struct Input<'a> {
+    pub current: Current<'a>,
+    pub baseline: Option<&'a Baseline>,
+}
+
+/// Compares one retriever's current run with its baseline, alone in its
+/// correction family (see [`evaluate_all`]).
 pub fn evaluate(
     prep: &Prepared,
     settings: &GateSettings,
     cur: &Current,
     baseline: Option<&Baseline>,
 ) -> RetrieverOutcome {
+    let mut out = evaluate_each(prep, settings, &[(cur, baseline)]);
+    out.swap_remove(0)
+}
+
+/// Compares every retriever's current run with its baseline and decides
+/// them together: the correction runs over one family, every gated check
+/// of every retriever under `correction_scope: gate` (the exit code is one
+/// promise), or each retriever's own under `retriever`. A retriever without
+/// a baseline has nothing to compare and passes (the command decides
+/// whether that is an error).
+pub fn evaluate_all(prep: &Prepared, settings: &GateSettings, inputs: &[Input]) -> Vec<RetrieverOutcome> {
+    let pairs: Vec<(&Current, Option<&Baseline>)> = inputs.iter().map(|i| (&i.current, i.baseline)).collect();
+    evaluate_each(prep, settings, &pairs)
+}
+
+/// What a retriever's checks are planned on, kept for a re-test.
+struct Planned {
+    paired: pair::Paired,
+    scopes: Vec<compare::Scope>,
+    wants: Vec<checks::Want>,
+}
+
+fn evaluate_each(
+    prep: &Prepared,
+    settings: &GateSettings,
+    inputs: &[(&Current, Option<&Baseline>)],
+) -> Vec<RetrieverOutcome> {
+    let mut outs = Vec::with_capacity(inputs.len());
+    let mut planned: Vec<Option<Planned>> = Vec::with_capacity(inputs.len());
+    for &(cur, baseline) in inputs {
+        let (out, plan) = prepare(prep, settings, cur, baseline);
+        outs.push(out);
+        planned.push(plan);
+    }
+    let test_all = |run: &GateSettings| -> Vec<decide::Pending> {
+        inputs
+            .iter()
+            .zip(&planned)
+            .map(|(&(cur, _), plan)| match plan {
+                Some(p) => decide::pending(prep, run, cur, &p.paired, &p.scopes, &p.wants),
+                None => decide::Pending::empty(),
+            })
+            .collect()
+    };
+    let mut run = settings.clone();
+    let mut pendings = test_all(&run);
+    let mut sizes = decide::decide_family(&mut pendings, &run);
+    let borderline: Vec<bool> = pendings
+        .iter()
+        .map(|p| decide::borderline_resamples(&p.checks, &run).is_some())
+        .collect();
+    if let Some(more) = borderline
+        .iter()
+        .any(|&b| b)
+        .then(|| run.resamples.saturating_mul(10).min(MAX_RESAMPLES))
+    {
+        for (out, &b) in outs.iter_mut().zip(&borderline) {
+            if b {
+                out.warnings.push(format!(
+                    "a result lay within Monte Carlo error of alpha at B={}: re-tested with B={more}",
+                    run.resamples
+                ));
+            }
+        }
+        run.resamples = more;
+        pendings = test_all(&run);
+        sizes = decide::decide_family(&mut pendings, &run);
+    }
+    for ((out, pend), m) in outs.iter_mut().zip(pendings).zip(sizes) {
+        if out.baseline.is_none() {
+            continue;
+        }
+        out.resamples = run.resamples;
+        out.family_size = m;
+        out.inconclusive_fails = settings.on_inconclusive == crate::config::OnInconclusive::Fail;
+        power::warn_power(&pend.checks, &run, &mut out.warnings);
+        power::warn_too_small(&pend.checks, &run, m, &mut out.warnings);
+        out.checks = pend.checks;
+    }
+    outs
+}
+
+/// Everything about one retriever that does not depend on its family:
+/// pairing, the plan of checks, the queries lost and gained, the stages.
+fn prepare(
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    baseline: Option<&Baseline>,
+) -> (RetrieverOutcome, Option<Planned>) {
     let mut out = RetrieverOutcome::new(cur.name, cur.run.clone(), settings.resamples);
     let Some(b) = baseline else {
         if let Some(c) = &cur.candidates {
@@ -295,7 +443,7 @@ pub fn evaluate(
             let scopes = compare::scopes(&prep.gold, &all);
             out.stages = Some(flips::stage_outcome(prep, settings, cur, c, None, &scopes));
         }
-        return out;
+        return (out, None);
     };
     out.baseline = Some(BaselineInfo {
         created_at: b.created_at.clone(),
@@ -318,20 +466,6 @@ pub fn evaluate(
     let paired_idx: Vec<usize> = (0..prep.gold.len()).filter(|&i| paired.in_baseline[i]).collect();
     let scopes = compare::scopes(&prep.gold, &paired_idx);
     let wants = checks::plan(&prep.gold, settings, metrics, &scopes, &mut out.warnings);
-    let mut run = settings.clone();
-    let mut checks = decide::decided_checks(prep, &run, cur, &paired, &scopes, &wants);
-    if let Some(more) = decide::borderline_resamples(&checks, &run) {
-        out.warnings.push(format!(
-            "a result lay within Monte Carlo error of alpha at B={}: re-tested with B={more}",
-            run.resamples
-        ));
-        run.resamples = more;
-        checks = decide::decided_checks(prep, &run, cur, &paired, &scopes, &wants);
-    }
-    out.resamples = run.resamples;
-    power::warn_power(&checks, &run, &mut out.warnings);
-    power::warn_too_small(&checks, &run, &mut out.warnings);
-    out.checks = checks;
     let cutoff = stages::default_cutoff(metrics);
     let (flips, gained) = flips::flips(prep, settings, cur, b, cutoff, &paired, &paired_idx);
     out.flips = flips;
@@ -349,7 +483,14 @@ pub fn evaluate(
     }
     flips::coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
     flips::warn_added_removed(&mut out);
-    out
+    (
+        out,
+        Some(Planned {
+            paired,
+            scopes,
+            wants,
+        }),
+    )
 }
 
 /// The judged@k that watches coverage: at the deepest cutoff in use.

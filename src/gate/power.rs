@@ -59,6 +59,20 @@ pub struct Power {
     pub unchanged_fails: Option<f64>,
 }
 
+impl Power {
+    /// Before the family is known: nothing claimed.
+    pub fn unknown() -> Power {
+        Power {
+            se: f64::NAN,
+            spread: Spread::Floor,
+            mde: None,
+            enforceable: false,
+            queries_needed: None,
+            unchanged_fails: None,
+        }
+    }
+}
+
 /// What one gated check can detect before any candidate exists.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedPower {
@@ -308,11 +322,15 @@ pub(super) fn warn_power(checks: &[Check], settings: &GateSettings, warnings: &m
 /// Names the scopes so small that no result can fail (or, under
 /// non-inferiority, pass) them: the exact sign-flip p of n equal losses is
 /// 2^-n, which must be below the corrected level.
-pub(super) fn warn_too_small(checks: &[Check], settings: &GateSettings, warnings: &mut Vec<String>) {
+pub(super) fn warn_too_small(
+    checks: &[Check],
+    settings: &GateSettings,
+    m: usize,
+    warnings: &mut Vec<String>,
+) {
     if settings.decision == Decision::Threshold {
         return;
     }
-    let m = checks.iter().filter(|c| c.tolerance.is_some()).count();
     let alpha_m = corrected_alpha(settings, m);
     let mut small: Vec<String> = Vec::new();
     for c in checks

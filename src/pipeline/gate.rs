@@ -408,7 +408,7 @@ pub fn decide(
     at_ref: Option<&GitRef>,
 ) -> Result<GateOutcome> {
     let store = Store::new(&config.baselines);
-    let mut retrievers = Vec::new();
+    let mut baselines = Vec::with_capacity(runs.len());
     for e in runs {
         let baseline = match at_ref {
             Some(r) => r.load_baseline(&store, &e.name)?,
@@ -422,20 +422,31 @@ pub fn decide(
                 format!("record one with `rgate baseline update {}`", e.name),
             ));
         }
-        let current = Current {
-            name: &e.name,
-            run: e.judged.path.display().to_string(),
-            rankings: &e.judged.rankings,
-            scores: &e.scores,
-            candidates: e.candidates.as_ref().and_then(|c| {
-                Some(gate::CurrentCandidates {
-                    path: c.path.display().to_string(),
-                    rankings: &c.rankings,
-                    ids: c.top_ids.as_deref()?,
-                })
-            }),
-        };
-        let mut outcome = gate::evaluate(prep, &config.gate, &current, baseline.as_ref());
+        baselines.push(baseline);
+    }
+    let inputs: Vec<gate::Input> = runs
+        .iter()
+        .zip(&baselines)
+        .map(|(e, baseline)| gate::Input {
+            current: Current {
+                name: &e.name,
+                run: e.judged.path.display().to_string(),
+                rankings: &e.judged.rankings,
+                scores: &e.scores,
+                candidates: e.candidates.as_ref().and_then(|c| {
+                    Some(gate::CurrentCandidates {
+                        path: c.path.display().to_string(),
+                        rankings: &c.rankings,
+                        ids: c.top_ids.as_deref()?,
+                    })
+                }),
+            },
+            baseline: baseline.as_ref(),
+        })
+        .collect();
+    let outcomes = gate::evaluate_all(prep, &config.gate, &inputs);
+    let mut retrievers = Vec::with_capacity(runs.len());
+    for ((e, baseline), mut outcome) in runs.iter().zip(&baselines).zip(outcomes) {
         outcome.warnings = run_warnings(prep, e, std::mem::take(&mut outcome.warnings));
         if let Some(st) = outcome.stages.as_mut() {
             st.absent = e

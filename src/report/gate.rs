@@ -61,8 +61,28 @@ impl GateView<'_> {
             }
             crate::config::TestKind::TTest => "paired t-test".to_string(),
         };
+        let family = match s.correction_scope {
+            crate::config::CorrectionScope::Gate => {
+                let m = self
+                    .outcome
+                    .retrievers
+                    .iter()
+                    .map(|r| r.family_size)
+                    .max()
+                    .unwrap_or(0);
+                format!(
+                    "across the gate's {m} gated check{}",
+                    if m == 1 { "" } else { "s" }
+                )
+            }
+            crate::config::CorrectionScope::Retriever => "within each retriever's gated checks".to_string(),
+        };
+        let inconclusive = match s.on_inconclusive {
+            crate::config::OnInconclusive::Pass => "",
+            crate::config::OnInconclusive::Fail => ", inconclusive checks fail",
+        };
         format!(
-            "{test}, alpha {}, decision {}, correction {}",
+            "{test}, alpha {}, decision {}, correction {} {family}{inconclusive}",
             crate::diag::number(s.alpha),
             s.decision.name(),
             s.correction.name()
@@ -86,21 +106,19 @@ impl GateView<'_> {
         if r.baseline.is_none() {
             return "no baseline yet: passes".into();
         }
-        let fails: Vec<&Check> = r
-            .checks
-            .iter()
-            .filter(|c| c.verdict == CheckVerdict::Fail)
-            .collect();
-        let improved = r
-            .checks
-            .iter()
-            .filter(|c| c.verdict == CheckVerdict::Improved)
-            .count();
+        let fails: Vec<&Check> = r.checks.iter().filter(|c| r.fails(c)).collect();
+        let n = r.counts();
         if fails.is_empty() {
-            let gated = r.checks.iter().filter(|c| c.tolerance.is_some()).count();
+            let gated = n.gated();
             let mut s = format!("{gated} check{} passed", if gated == 1 { "" } else { "s" });
-            if improved > 0 {
-                s += &format!(", {improved} improved");
+            if n.inconclusive > 0 {
+                s += &format!(
+                    " ({} inconclusive: the gold set cannot tell within from beyond the tolerance)",
+                    n.inconclusive
+                );
+            }
+            if n.improved > 0 {
+                s += &format!(", {} improved", n.improved);
             }
             return s;
         }
@@ -120,12 +138,24 @@ impl GateView<'_> {
         let drop = -c.cmp.delta;
         let what = format!("{} on {}", c.cmp.metric, c.cmp.stratum);
         let p = self.p_text(c.cmp.p_adjusted, c, r);
+        if c.verdict == CheckVerdict::Inconclusive {
+            return format!(
+                "{what} inconclusive: delta {}, between {} and {} at {}, which holds both a drop within the {} allowed and one beyond it",
+                signed_short(c.cmp.delta),
+                signed_short(c.lower_bound),
+                signed_short(c.upper_bound),
+                level(c.bound_level),
+                short(tol)
+            );
+        }
         match s.decision {
             Decision::ConfidentDrop if tol > 0.0 => format!(
-                "{what} dropped {}, more than the {} allowed: p_adj {p} (one-sided, H0 drop <= {})",
+                "{what} dropped {}, more than the {} allowed: p_adj {p} (one-sided, H0 drop <= {}); upper bound {} at {}",
                 short(drop),
                 short(tol),
-                short(tol)
+                short(tol),
+                signed_short(c.upper_bound),
+                level(c.bound_level)
             ),
             Decision::ConfidentDrop | Decision::SignificantDrop => {
                 let allowed = if tol > 0.0 {
@@ -134,8 +164,10 @@ impl GateView<'_> {
                     String::new()
                 };
                 format!(
-                    "{what} dropped {}{allowed} and significantly: p_adj {p} (one-sided, H0 drop <= 0)",
-                    short(drop)
+                    "{what} dropped {}{allowed} and significantly: p_adj {p} (one-sided, H0 drop <= 0); upper bound {} at {}",
+                    short(drop),
+                    signed_short(c.upper_bound),
+                    level(c.bound_level)
                 )
             }
             Decision::NonInferiority => format!(
@@ -170,21 +202,19 @@ impl GateView<'_> {
         }
     }
 
-    /// The bound column: what the rule used, at the level it used.
-    fn bound_header(&self, r: &RetrieverOutcome) -> String {
-        let lvl = r
-            .checks
-            .first()
-            .map_or(1.0 - self.outcome.settings.alpha, |c| c.bound_level);
+    /// The bound column: what the rule used; the level column beside it
+    /// says at which level each check was decided (under Holm it differs
+    /// from check to check).
+    fn bound_header(&self) -> String {
         match self.outcome.settings.decision {
-            Decision::ConfidentDrop | Decision::SignificantDrop => format!("upper {}", level(lvl)),
-            Decision::NonInferiority => format!("lower {}", level(lvl)),
+            Decision::ConfidentDrop | Decision::SignificantDrop => "upper bound".to_string(),
+            Decision::NonInferiority => "lower bound".to_string(),
             Decision::Threshold => format!("{} CI", level(1.0 - self.outcome.settings.alpha)),
         }
     }
 
     pub(super) fn check_table(&self, r: &RetrieverOutcome) -> Table {
-        let bound = self.bound_header(r);
+        let bound = self.bound_header();
         let headers = [
             "metric",
             "stratum",
@@ -193,13 +223,14 @@ impl GateView<'_> {
             "current",
             "delta",
             &bound,
+            "level",
             "p (1-sided)",
             "p_adj",
             "mde",
             "verdict",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
-        t.align[10] = super::table::Align::Left;
+        t.align[11] = super::table::Align::Left;
         let decision = self.outcome.settings.decision;
         for c in &r.checks {
             let d = if c.monte_carlo { 3 } else { 4 };
@@ -232,6 +263,11 @@ impl GateView<'_> {
                 f4(c.cmp.current),
                 signed4(c.cmp.delta),
                 bound,
+                if decision == Decision::Threshold {
+                    "-".to_string()
+                } else {
+                    level(c.bound_level)
+                },
                 self.p_text(c.cmp.p_value, c, r),
                 self.p_text(c.cmp.p_adjusted, c, r),
                 c.mde().map_or("-".into(), |m| format!("{m:.3}")),

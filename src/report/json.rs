@@ -157,7 +157,7 @@ fn gate_value(v: &GateView) -> Value {
                     o.insert("p_rise".into(), num(c.p_rise));
                     o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
                     o.insert("monte_carlo".into(), json!(c.monte_carlo));
-                    if c.verdict == CheckVerdict::Fail {
+                    if r.fails(c) || c.verdict == CheckVerdict::Inconclusive {
                         o.insert("reason".into(), json!(v.reason(c, r)));
                     }
                     Value::Object(o)
@@ -179,6 +179,8 @@ fn gate_value(v: &GateView) -> Value {
                 "verdict": r.verdict().name(),
                 "run": r.run,
                 "resamples": r.resamples,
+                "correction_m": r.family_size,
+                "counts": counts_json(r),
                 "baseline": r.baseline.as_ref().map(|b| json!({"created_at": b.created_at, "commit": b.commit, "note": b.note})),
                 "checks": checks,
                 "flips": flips,
@@ -201,9 +203,23 @@ fn gate_value(v: &GateView) -> Value {
             "alpha": s.alpha,
             "decision": s.decision.name(),
             "correction": s.correction.name(),
+            "correction_scope": s.correction_scope.name(),
+            "on_inconclusive": s.on_inconclusive.name(),
         },
         "retrievers": retrievers,
         "warnings": o.warnings,
+    })
+}
+
+/// Checks by verdict: inconclusive counted apart from pass and fail.
+fn counts_json(r: &crate::gate::RetrieverOutcome) -> Value {
+    let n = r.counts();
+    json!({
+        "fail": n.fail,
+        "pass": n.pass,
+        "improved": n.improved,
+        "inconclusive": n.inconclusive,
+        "not_gated": n.not_gated,
     })
 }
 

@@ -33,7 +33,7 @@ impl Exporter for Junit {
                     esc(&c.cmp.metric.name()),
                     esc(&c.cmp.stratum)
                 );
-                if c.verdict == CheckVerdict::Fail {
+                if r.fails(c) {
                     failures += 1;
                     body += &format!(
                         "      <failure message=\"{} (baseline {:.4}, current {:.4})\"/>\n",
@@ -41,6 +41,9 @@ impl Exporter for Junit {
                         c.cmp.baseline,
                         c.cmp.current,
                     );
+                }
+                if c.verdict == CheckVerdict::Inconclusive && !r.fails(c) {
+                    body += &format!("      <system-out>{}</system-out>\n", esc(&v.reason(c, r)));
                 }
                 body += "    </testcase>\n";
             }

@@ -10,7 +10,7 @@ use super::gate::{flips, FlipSyntax, GateView, FAILED_CHECK};
 use super::{Exporter, Report};
 use crate::diag::count;
 use crate::escape::{self, terminal};
-use crate::gate::{CheckVerdict, Flip};
+use crate::gate::Flip;
 
 pub struct Terminal;
 
@@ -45,7 +45,7 @@ impl Exporter for Terminal {
                     let failed = i
                         .checked_sub(2)
                         .and_then(|c| r.checks.get(c))
-                        .is_some_and(|c| c.verdict == CheckVerdict::Fail);
+                        .is_some_and(|c| r.fails(c));
                     let line = if v.color && failed {
                         v.paint(line, FAILED_CHECK)
                     } else {

@@ -76,6 +76,7 @@
 
 mod bootstrap;
 mod correction;
+mod inference;
 mod power;
 mod quantile;
 mod randomization;
@@ -87,8 +88,12 @@ use std::fmt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use bootstrap::{bootstrap, bootstrap_alphas, try_bootstrap, try_bootstrap_alphas, BootstrapSettings};
+pub use bootstrap::{
+    bootstrap, bootstrap_alphas, bootstrap_t, try_bootstrap, try_bootstrap_alphas, try_bootstrap_t,
+    BootstrapSettings,
+};
 pub use correction::{bonferroni, holm};
+pub use inference::Inference;
 pub use power::{min_detectable_drop, normal_cdf, queries_needed, z_quantile};
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};

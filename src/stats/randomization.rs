@@ -118,7 +118,7 @@ fn pairs_at_least(left: &[f64], right: &[f64], t: f64) -> u64 {
 }
 
 /// Exact (less, greater, two-sided) p-values over all 2^k patterns.
-fn exact(magnitudes: &[f64], observed: f64, tol: f64) -> (f64, f64, f64) {
+pub(super) fn exact(magnitudes: &[f64], observed: f64, tol: f64) -> (f64, f64, f64) {
     let (left, right) = magnitudes.split_at(magnitudes.len() / 2);
     let (left, right) = (sorted_signed_sums(left), sorted_signed_sums(right));
     let total = (left.len() as u64) * (right.len() as u64);
@@ -136,7 +136,13 @@ fn exact(magnitudes: &[f64], observed: f64, tol: f64) -> (f64, f64, f64) {
 
 /// Monte Carlo p-values with the same block/stream layout as the bootstrap, so
 /// they are reproducible bit for bit whatever the thread count.
-fn monte_carlo(magnitudes: &[f64], observed: f64, tol: f64, resamples: u32, seed: u64) -> (f64, f64, f64) {
+pub(super) fn monte_carlo(
+    magnitudes: &[f64],
+    observed: f64,
+    tol: f64,
+    resamples: u32,
+    seed: u64,
+) -> (f64, f64, f64) {
     let n_blocks = resamples.div_ceil(BLOCK_SIZE);
     let counts: Vec<[u64; 3]> = (0..n_blocks)
         .into_par_iter()

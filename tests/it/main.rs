@@ -36,6 +36,7 @@ mod cli_stages;
 mod compare_values;
 mod conformance_eval;
 mod gate_decisions;
+mod gate_family;
 mod gate_stages;
 mod gate_values;
 mod gold_speed;
