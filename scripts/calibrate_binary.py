@@ -606,13 +606,16 @@ def sc_skew(runner, audit, trials, seed):
             text = json.dumps(rep["retrievers"][0].get("warnings", [])) + json.dumps(sk)
             if sk not in (None, False, {}, []) or "skew" in text.lower():
                 flagged += 1
-                gainers = [w.queries[i].id for i in range(len(w.queries)) if cur[i] != base[i] and (not base[i] or base[i][0][0] >= 10)]
-                if gainers and all(g in text for g in gainers[:1]):
+                # The queries named are exactly ones that gained (of the at
+                # most 10 the report names), and at least one is named.
+                gainers = {w.queries[i].id for i in range(len(w.queries)) if cur[i] != base[i] and (not base[i] or base[i][0][0] >= 10)}
+                names = {q["query_id"] for q in (sk or {}).get("queries", [])} if isinstance(sk, dict) else set()
+                if names and names <= gainers:
                     named += 1
         r = rate(fails, trials)
         f = rate(flagged, trials)
         out["tests"].append({"test": test, "fails": r, "flagged": f, "named_a_gainer": rate(named, trials)})
-        print(f"(e) skewed, {test}: fails {fmt_rate(r)}; skew flagged {fmt_rate(f)}; a gaining query named {fmt_rate(rate(named, trials))}", flush=True)
+        print(f"(e) skewed, {test}: fails {fmt_rate(r)}; skew flagged {fmt_rate(f)}; the queries named are gainers {fmt_rate(rate(named, trials))}", flush=True)
     return out
 
 
