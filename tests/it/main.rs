@@ -14,6 +14,7 @@ mod sim;
 
 mod action_comment;
 mod baseline_depth;
+mod calibrate;
 mod calibration;
 mod ci_action;
 mod ci_origin;

@@ -1,0 +1,803 @@
+#!/usr/bin/env python3
+"""Calibration of rgate's gate, measured from outside: through the binary.
+
+Every trial writes a gold set, baseline runs and current runs into a
+temporary directory, records the baselines with `rgate baseline update`,
+gates the current runs with `rgate gate --format json`, and reads the
+verdicts, p-values, bounds, mde and warnings from the JSON report. Nothing
+here imports rgate: the expected drops are computed by this script, from the
+model below, by exact enumeration.
+
+The model (issue #26's "scenarios it was not tuned to"):
+
+- A query has a latent quality u ~ U(0.15, 0.95), 1-3 relevant chunks with
+  grades (the first 2, the others 1 or 2; so nDCG is graded) and a stratum.
+- A run ranks 30 chunks. The query's relevant chunks appear as a block: the
+  first of them at 0-based position o, o ~ Geometric(u) truncated at 20
+  (P(o = i) = (1 - u)^i u for i < 20; with the remaining (1 - u)^20 none is
+  retrieved), in a uniformly random order, each next one 1-3 positions
+  (uniform) below the one before; distractors fill the rest.
+- "No change" draws the current run afresh from the same distribution
+  (every query, or with `churn` c only a share c of the queries, the others
+  keep the baseline's ranking), so individual queries still change.
+- A regression moves the top relevant chunk down k ranks (the chunks it
+  passes move up one) with probability pi, pi solved so that the expected
+  drop of the check's metric over the check's scope is exactly the drop
+  asked for: E[delta] = pi * mean_q E_q[m(move_k(R)) - m(R)], both
+  expectations by enumerating every (o, order, gaps) state of each query.
+- The skewed scenario keeps the baseline's ranking and, per query, with
+  probability 0.35 moves the top relevant chunk down one rank (a small loss),
+  with probability pi_gain moves it to rank 1 (a large gain), else nothing;
+  pi_gain solved so that the expected delta is exactly 0.
+
+Metrics are computed here as trec_eval defines them (ndcg_cut: gain = grade,
+discount log2(rank + 1); recall; success as hit_rate; recip_rank cut at 10),
+and checked against `rgate eval` once at start (`--check-metrics`).
+
+Rates come with 95% Wilson intervals (Wilson 1927; Brown, Cai and DasGupta
+2001, "Interval estimation for a binomial proportion").
+
+    python3 scripts/calibrate_binary.py [--bin target/release/rgate] [--trials 300]
+        [--only a,b,c,d,e,f,g,h] [--json out.json]
+
+Standard library only. Deterministic for a given --seed.
+"""
+
+import argparse
+import itertools
+import json
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+METRICS = ["ndcg@10", "hit_rate@3", "recall@10", "mrr@10"]
+Z95 = 1.959963984540054
+
+
+def wilson(k, n, z=Z95):
+    """The 95% Wilson score interval of k successes in n trials."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def rate(k, n):
+    lo, hi = wilson(k, n)
+    return {"k": k, "n": n, "rate": k / n if n else float("nan"), "lo": lo, "hi": hi}
+
+
+def fmt_rate(r):
+    return f"{r['rate']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] ({r['k']}/{r['n']})"
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def metric_value(name, placed, grades_all):
+    """`placed`: [(0-based position, grade)] of the retrieved relevant chunks;
+    `grades_all`: every relevant grade of the query (for the ideal and recall)."""
+    if name == "ndcg@10":
+        dcg = sum(g / math.log2(p + 2) for p, g in placed if p < 10)
+        ideal = sorted(grades_all, reverse=True)[:10]
+        idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        return dcg / idcg if idcg > 0 else 0.0
+    if name == "hit_rate@3":
+        return 1.0 if any(p < 3 for p, _ in placed) else 0.0
+    if name == "recall@10":
+        return sum(1 for p, _ in placed if p < 10) / len(grades_all)
+    if name == "mrr@10":
+        top = [p for p, _ in placed if p < 10]
+        return 1.0 / (min(top) + 1) if top else 0.0
+    raise ValueError(name)
+
+
+# ---------------------------------------------------------------- the model
+
+
+class Query:
+    def __init__(self, qid, stratum, u, grades):
+        self.id = qid
+        self.stratum = stratum
+        self.u = u
+        self.grades = grades  # grade of relevant chunk j, j = 0..r-1
+        self._states = None
+
+    def docs(self):
+        return [f"{self.id}-r{j}" for j in range(len(self.grades))]
+
+    def states(self):
+        """Every (probability, o or None, order, gaps) state of a run."""
+        if self._states is None:
+            r = len(self.grades)
+            perms = list(itertools.permutations(range(r)))
+            gaps = list(itertools.product((1, 2, 3), repeat=r - 1))
+            sub = 1.0 / (len(perms) * len(gaps))
+            out = []
+            for o in range(20):
+                po = (1 - self.u) ** o * self.u
+                for pm in perms:
+                    for g in gaps:
+                        out.append((po * sub, o, pm, g))
+            pmiss = (1 - self.u) ** 20
+            for pm in perms:
+                for g in gaps:
+                    out.append((pmiss * sub, None, pm, g))
+            self._states = out
+        return self._states
+
+    def draw(self, rng):
+        r = len(self.grades)
+        o = None
+        for i in range(20):
+            if rng.random() < self.u:
+                o = i
+                break
+        pm = list(range(r))
+        rng.shuffle(pm)
+        g = tuple(rng.choice((1, 2, 3)) for _ in range(r - 1))
+        return (o, tuple(pm), g)
+
+    def placed(self, state):
+        """[(position, chunk index)] of the retrieved relevant chunks, best first."""
+        o, pm, g = state
+        if o is None:
+            return []
+        out = [(o, pm[0])]
+        p = o
+        for j, gap in zip(pm[1:], g):
+            p += gap
+            out.append((p, j))
+        return out
+
+    def value(self, name, placed):
+        return metric_value(name, [(p, self.grades[j]) for p, j in placed], self.grades)
+
+
+def move_down(placed, k):
+    """The top relevant chunk down k ranks; those it passes move up one."""
+    if not placed:
+        return placed
+    top_p, top_j = placed[0]
+    new_p = min(top_p + k, 29)
+    out = []
+    for p, j in placed[1:]:
+        out.append((p - 1 if top_p < p <= new_p else p, j))
+    out.append((new_p, top_j))
+    return sorted(out)
+
+
+def lowest_down(placed):
+    """The lowest relevant chunk within the top 10 down one rank (a small
+    loss); nothing when none is in the top 10."""
+    top = [x for x in placed if x[0] < 10]
+    if not top:
+        return placed
+    p, j = top[-1]
+    out = [(q - 1 if q == p + 1 else q, i) for q, i in placed if (q, i) != (p, j)]
+    return sorted(out + [(p + 1, j)])
+
+
+def ideal(grades):
+    """Every relevant chunk at the top, best grade first (nDCG 1)."""
+    order = sorted(range(len(grades)), key=lambda j: -grades[j])
+    return [(i, j) for i, j in enumerate(order)]
+
+
+class World:
+    def __init__(self, sizes, seed, names=None, u=(0.15, 0.95)):
+        rng = random.Random(seed)
+        self.strata = names or [f"s{i}" for i in range(len(sizes))]
+        self.queries = []
+        for s, n in enumerate(sizes):
+            for i in range(n):
+                r = rng.choices((1, 2, 3), weights=(0.5, 0.3, 0.2))[0]
+                grades = [2] + [rng.choice((1, 2)) for _ in range(r - 1)]
+                self.queries.append(Query(f"q{s}-{i:04d}", self.strata[s], rng.uniform(*u), grades))
+        self._exp = {}
+
+    def scope(self, stratum):
+        return [q for q in self.queries if stratum in (None, "all", q.stratum)]
+
+    def expected(self, metric, stratum, transform):
+        """mean over the scope of E_q[m(transform(R))] - E_q[m(R)], exact."""
+        key = (metric, stratum, transform)
+        if key not in self._exp:
+            tot = 0.0
+            qs = self.scope(stratum)
+            for q in qs:
+                e = 0.0
+                for pr, o, pm, g in q.states():
+                    pl = q.placed((o, pm, g))
+                    if transform[0] == "down":
+                        new = move_down(pl, transform[1])
+                    elif transform[0] == "skew-loss":
+                        if o is None or o >= 10:
+                            continue
+                        new = lowest_down(pl)
+                    else:  # "skew-gain": only a query missed in the top 10
+                        if o is not None and o < 10:
+                            continue
+                        new = ideal(q.grades)
+                    e += pr * (q.value(metric, new) - q.value(metric, pl))
+                tot += e
+            self._exp[key] = tot / len(qs)
+        return self._exp[key]
+
+    def mean(self, metric, stratum):
+        qs = self.scope(stratum)
+        tot = 0.0
+        for q in qs:
+            tot += sum(pr * q.value(metric, q.placed((o, pm, g))) for pr, o, pm, g in q.states())
+        return tot / len(qs)
+
+    def solve_down(self, metric, stratum, drop, ks=(3, 5, 8, 12, 20)):
+        """(k, pi): the smallest k whose pi = drop / D_k is at most 0.9."""
+        if drop <= 0:
+            return (ks[0], 0.0)
+        for k in ks:
+            d = -self.expected(metric, stratum, ("down", k))
+            if d > 0 and drop / d <= 0.9:
+                return (k, drop / d)
+        k = ks[-1]
+        return (k, min(1.0, drop / -self.expected(metric, stratum, ("down", k))))
+
+    # -------- files
+
+    def gold_yaml(self, order=None):
+        qs = self.queries if order is None else [self.queries[i] for i in order]
+        lines = ["version: 1", "queries:"]
+        for q in qs:
+            rel = ", ".join(f'"{d}": {g}' for d, g in zip(q.docs(), q.grades))
+            lines += [f"  - id: {q.id}", f"    stratum: {q.stratum}", f"    relevant: {{{rel}}}"]
+        return "\n".join(lines) + "\n"
+
+
+def ranking(q, placed):
+    docs = q.docs()
+    out = [None] * 30
+    for p, j in placed:
+        out[p] = docs[j]
+    x = 0
+    for i in range(30):
+        if out[i] is None:
+            out[i] = f"{q.id}-x{x}"
+            x += 1
+    return out
+
+
+def run_jsonl(world, placed_by_query, order=None):
+    idx = range(len(world.queries)) if order is None else order
+    lines = []
+    for i in idx:
+        q = world.queries[i]
+        lines.append(json.dumps({"query_id": q.id, "results": ranking(q, placed_by_query[i])}))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- runs
+
+
+def draw_pair(world, rng, churn=1.0, regress=None, skew=None):
+    """(baseline placements, current placements). `regress`: (stratum, k, pi);
+    `skew`: (pi_loss, pi_gain)."""
+    base, cur = [], []
+    for q in world.queries:
+        sb = q.draw(rng)
+        pb = q.placed(sb)
+        if skew is not None:
+            hit10 = sb[0] is not None and sb[0] < 10
+            if hit10 and rng.random() < skew[0]:
+                pc = lowest_down(pb)
+            elif not hit10 and rng.random() < skew[1]:
+                pc = ideal(q.grades)
+            else:
+                pc = pb
+        else:
+            pc = q.placed(q.draw(rng)) if rng.random() < churn else pb
+            in_scope = regress is not None and regress[0] in (None, "all", q.stratum)
+            if in_scope and rng.random() < regress[2]:
+                pc = move_down(pc, regress[1])
+        base.append(pb)
+        cur.append(pc)
+    return base, cur
+
+
+def config_yaml(retrievers, rules, test="bootstrap", weighting="micro", decision=None, extra=None, metrics=None):
+    lines = [
+        "gold: gold.yaml",
+        "baselines: baselines",
+        f"metrics: [{', '.join(metrics or METRICS)}]",
+        "retrievers:",
+    ]
+    for r in retrievers:
+        lines += [f"  - name: {r}", f"    run: runs/{r}-base.jsonl"]
+    lines += ["gate:", f"  test: {test}", f"  weighting: {weighting}"]
+    if decision:
+        lines.append(f"  decision: {decision}")
+    for k, v in (extra or {}).items():
+        lines.append(f"  {k}: {v}")
+    lines.append("  rules:")
+    for r in rules:
+        lines.append(f"    - metric: {r['metric']}")
+        if "max_drop_pct" in r:
+            lines.append(f"      max_drop_pct: {r['max_drop_pct']}")
+        else:
+            lines.append(f"      max_drop: {r.get('max_drop', 0)}")
+        st = r.get("strata", "overall")
+        lines.append(f"      strata: {st if isinstance(st, str) else '[' + ', '.join(st) + ']'}")
+    return "\n".join(lines) + "\n"
+
+
+class Runner:
+    def __init__(self, binary, tmp):
+        self.bin = binary
+        self.tmp = tmp
+        self.calls = 0
+        self.failures = []
+
+    def run(self, args, cwd):
+        self.calls += 1
+        env = dict(os.environ)
+        env.pop("RGATE_CONFIG", None)
+        env["NO_COLOR"] = "1"
+        return subprocess.run([self.bin] + args, cwd=cwd, capture_output=True, text=True, env=env)
+
+    def gate(self, world, pairs, config, gold_text=None, cur_order=None):
+        """`pairs`: {retriever: (base, cur)}. Returns (exit code, report)."""
+        d = self.tmp
+        if os.path.exists(os.path.join(d, "baselines")):
+            shutil.rmtree(os.path.join(d, "baselines"))
+        os.makedirs(os.path.join(d, "runs"), exist_ok=True)
+        with open(os.path.join(d, "gold.yaml"), "w") as f:
+            f.write(world.gold_yaml())
+        with open(os.path.join(d, "rgate.yaml"), "w") as f:
+            f.write(config)
+        for name, (base, cur) in pairs.items():
+            with open(os.path.join(d, "runs", f"{name}-base.jsonl"), "w") as f:
+                f.write(run_jsonl(world, base))
+            with open(os.path.join(d, "runs", f"{name}-cur.jsonl"), "w") as f:
+                f.write(run_jsonl(world, cur, cur_order))
+        r = self.run(["--config", "rgate.yaml", "baseline", "update", "--note", "calibration"], d)
+        if r.returncode != 0:
+            raise SystemExit(f"baseline update failed ({r.returncode}): {r.stderr}")
+        if gold_text is not None:
+            with open(os.path.join(d, "gold.yaml"), "w") as f:
+                f.write(gold_text)
+        args = ["--config", "rgate.yaml", "--format", "json", "gate"]
+        for name in pairs:
+            args += ["--run", f"{name}=runs/{name}-cur.jsonl"]
+        r = self.run(args, d)
+        if r.returncode not in (0, 1):
+            raise SystemExit(f"gate failed ({r.returncode}): {r.stderr}")
+        return r.returncode, json.loads(r.stdout)
+
+
+# ---------------------------------------------------------------- audits
+
+
+class Audit:
+    """Item (g) and "no false cannot-fail", over every gate of every scenario."""
+
+    def __init__(self):
+        self.checks = 0
+        self.mismatch = []
+        self.cannot_fail_warned = 0
+        self.cannot_fail_but_failed = []
+        self.skew_flags = 0
+        self.verdicts = {}
+
+    def add(self, scenario, report):
+        for r in report["retrievers"]:
+            small = set()
+            for w in r.get("warnings", []) + report.get("warnings", []):
+                m = re.search(r"too small to gate at all: (.*?): even", w)
+                if m and "can never fail" in w:
+                    for part in m.group(1).split(", "):
+                        small.add(part.split(" (")[0])
+            self.cannot_fail_warned += len(small)
+            for c in r["checks"]:
+                v = c["verdict"]
+                self.verdicts[v] = self.verdicts.get(v, 0) + 1
+                if c.get("skew") not in (None, False, {}, []):
+                    self.skew_flags += 1
+                if c.get("p_adjusted") is None or v == "not-gated":
+                    continue
+                if c["stratum"] in small and v == "fail":
+                    self.cannot_fail_but_failed.append((scenario, r["name"], c["metric"], c["stratum"], c["p_adjusted"]))
+                ok = bound_agrees(report["settings"]["decision"], c)
+                if ok is None:
+                    continue
+                self.checks += 1
+                if not ok:
+                    self.mismatch.append((scenario, r["name"], c["metric"], c["stratum"], v, c.get("upper_bound"), c.get("lower_bound"), c.get("tolerance"), c.get("p_adjusted")))
+
+
+def bound_agrees(decision, c):
+    """Whether "fail" holds exactly when the printed bound lies beyond the
+    tolerance (None when the check has no bound to read)."""
+    tol = c.get("tolerance")
+    v = c["verdict"]
+    if tol is None:
+        return None
+    if decision in ("confident-drop", "significant-drop"):
+        b = c.get("upper_bound")
+        if b is None:
+            return None
+        if decision == "significant-drop":
+            beyond = b < 0 and c["delta"] < -tol
+        else:
+            beyond = b < -tol
+        return (v == "fail") == beyond
+    if decision == "non-inferiority":
+        b = c.get("lower_bound")
+        if b is None:
+            return None
+        return (v == "fail") == (not b > -tol)
+    return None
+
+
+def find(report, retriever, metric, stratum):
+    for r in report["retrievers"]:
+        if retriever is None or r["name"] == retriever:
+            for c in r["checks"]:
+                if c["metric"] == metric and c["stratum"] == stratum:
+                    return c
+    raise KeyError((retriever, metric, stratum))
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+def sc_power(runner, audit, trials, seed, kmin=3):
+    """(a) power at the printed mde."""
+    out = []
+    w = World([120, 60, 25], seed)
+    cases = [
+        ("ndcg@10 overall (205 q)", "ndcg@10", "all", "overall"),
+        ("ndcg@10 large stratum s1 (60 q)", "ndcg@10", "s1", ["s1"]),
+        ("ndcg@10 sign-flip stratum s2 (25 q)", "ndcg@10", "s2", ["s2"]),
+        ("hit_rate@3 overall (205 q)", "hit_rate@3", "all", "overall"),
+    ]
+    pilots = max(20, trials // 10)
+    for label, metric, stratum, strata in cases:
+        rng = random.Random(seed * 31 + len(out))
+        cfg = config_yaml(["sim"], [{"metric": metric, "max_drop": 0.02, "strata": strata}])
+        mdes = []
+        for _ in range(pilots):
+            code, rep = runner.gate(w, {"sim": draw_pair(w, rng)}, cfg)
+            audit.add("a-pilot", rep)
+            c = find(rep, "sim", metric, stratum)
+            if c.get("mde") is not None:
+                mdes.append(c["mde"])
+        if not mdes:
+            out.append({"case": label, "mde": None})
+            print(f"(a) {label}: no mde printed", flush=True)
+            continue
+        mde = sum(mdes) / len(mdes)
+        k, pi = w.solve_down(metric, stratum, mde, ks=tuple(k for k in (3, 5, 8, 12, 20) if k >= kmin))
+        exact = pi * -w.expected(metric, stratum, ("down", k))
+        caught, mde_during, test = 0, [], None
+        for _ in range(trials):
+            code, rep = runner.gate(w, {"sim": draw_pair(w, rng, regress=(stratum, k, pi))}, cfg)
+            audit.add("a", rep)
+            c = find(rep, "sim", metric, stratum)
+            test = c["test"]
+            caught += c["verdict"] == "fail"
+            if c.get("mde") is not None:
+                mde_during.append(c["mde"])
+        r = rate(caught, trials)
+        row = {
+            "case": label,
+            "test": test,
+            "pilots": pilots,
+            "mde_no_change": mde,
+            "mde_sd": (sum((m - mde) ** 2 for m in mdes) / max(1, len(mdes) - 1)) ** 0.5,
+            "k": k,
+            "pi": pi,
+            "true_drop": exact,
+            "caught": r,
+            "mde_during_drop": sum(mde_during) / len(mde_during) if mde_during else None,
+        }
+        out.append(row)
+        print(f"(a) {label} [{test}], k >= {kmin}: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
+    return out
+
+
+def sc_retrievers(runner, audit, trials, seed, tols, shapes):
+    """(b) three and six unchanged retrievers in one gate: exit-1 rate, with
+    15 checks a retriever (three metrics, overall and every stratum) or one
+    (ndcg@10 overall)."""
+    out = []
+    w = World([60, 25, 8, 4], seed)
+    for shape, nret, weighting, tol in itertools.product(shapes, (3, 6), ("micro", "macro"), tols):
+            strata = "all" if shape == 15 else "overall"
+            metrics = ("ndcg@10", "hit_rate@3", "recall@10") if shape == 15 else ("ndcg@10",)
+            rules = [{"metric": m, "max_drop": tol, "strata": strata} for m in metrics]
+            rng = random.Random(seed * 17 + nret * 2 + (weighting == "macro"))
+            names = [f"r{i}" for i in range(nret)]
+            cfg = config_yaml(names, rules, weighting=weighting)
+            fails, ret_fails = 0, 0
+            for _ in range(trials):
+                code, rep = runner.gate(w, {n: draw_pair(w, rng) for n in names}, cfg)
+                audit.add("b", rep)
+                fails += code == 1
+                ret_fails += sum(r["verdict"] == "fail" for r in rep["retrievers"])
+            r = rate(fails, trials)
+            rr = rate(ret_fails, trials * nret)
+            out.append({"retrievers": nret, "weighting": weighting, "max_drop": tol, "checks_per_retriever": shape, "exit1": r, "per_retriever": rr})
+            print(f"(b) {nret} unchanged retrievers, {weighting}, strata 60/25/8/4, {shape} check(s) each, max_drop {tol}: exit 1 {fmt_rate(r)}; per retriever {fmt_rate(rr)}", flush=True)
+    return out
+
+
+def sc_small_n(runner, audit, trials, seed):
+    """(c) one check, one stratum of n queries, no change, tolerance 0."""
+    out = []
+    for n in (29, 30, 31, 40, 60, 100):
+        w = World([n], seed + n)
+        rng = random.Random(seed * 13 + n)
+        cfg = config_yaml(["sim"], [{"metric": "ndcg@10", "max_drop": 0, "strata": "overall"}])
+        fails, test = 0, None
+        for _ in range(trials):
+            code, rep = runner.gate(w, {"sim": draw_pair(w, rng)}, cfg)
+            audit.add("c", rep)
+            c = find(rep, "sim", "ndcg@10", "all")
+            test = c["test"]
+            fails += c["verdict"] == "fail"
+        r = rate(fails, trials)
+        out.append({"n": n, "test": test, "fails": r})
+        print(f"(c) n = {n} [{test}], ndcg@10, no change, max_drop 0: fails {fmt_rate(r)}", flush=True)
+    return out
+
+
+def sc_macro(runner, audit, trials, seed):
+    """(d) the macro overall check under no change."""
+    w = World([60, 25, 8, 4], seed)
+    rng = random.Random(seed * 7)
+    out = []
+    for metric in ("ndcg@10", "hit_rate@3"):
+        cfg = config_yaml(["sim"], [{"metric": metric, "max_drop": 0, "strata": "overall"}], weighting="macro")
+        fails = 0
+        for _ in range(trials):
+            code, rep = runner.gate(w, {"sim": draw_pair(w, rng)}, cfg)
+            audit.add("d", rep)
+            fails += find(rep, "sim", metric, "all")["verdict"] == "fail"
+        r = rate(fails, trials)
+        out.append({"metric": metric, "fails": r})
+        print(f"(d) macro overall {metric}, strata 60/25/8/4, no change, max_drop 0: fails {fmt_rate(r)}", flush=True)
+    return out
+
+
+def sc_skew(runner, audit, trials, seed):
+    """(e) about a third of the queries lose a little, a few gain a lot,
+    expected delta exactly 0: a query with a relevant chunk in the top 10
+    loses with probability 0.35 (its lowest one there moves down a rank); a
+    query with none there gains with probability pi_gain (the ideal ranking);
+    pi_gain solved so that E[delta] = 0. Latent quality U(0.05, 0.95)."""
+    w = World([100], seed, u=(0.05, 0.95))
+    metric = "ndcg@10"
+    loss = w.expected(metric, "all", ("skew-loss",))
+    gain = w.expected(metric, "all", ("skew-gain",))
+    pl = 0.35
+    pg = -pl * loss / gain
+    p_hit = sum(sum(pr for pr, o, _, _ in q.states() if o is not None and o < 10) for q in w.queries) / len(w.queries)
+    out = {"pi_loss": pl, "pi_gain": pg, "share_losing": pl * p_hit, "share_gaining": pg * (1 - p_hit), "mean_loss_per_loser": loss / p_hit, "mean_gain_per_gainer": gain / (1 - p_hit), "tests": []}
+    print(f"(e) skewed: n = 100, {out['share_losing']:.3f} of queries lose {out['mean_loss_per_loser']:.4f} on average, {out['share_gaining']:.3f} gain {out['mean_gain_per_gainer']:.4f}; E[delta] = {pl * loss + pg * gain:.2e}", flush=True)
+    for test in ("bootstrap", "t-test", "randomization"):
+        rng = random.Random(seed * 5)  # the same data for every test
+        cfg = config_yaml(["sim"], [{"metric": metric, "max_drop": 0, "strata": "overall"}], test=test)
+        fails, flagged, named = 0, 0, 0
+        for _ in range(trials):
+            base, cur = draw_pair(w, rng, skew=(pl, pg))
+            code, rep = runner.gate(w, {"sim": (base, cur)}, cfg)
+            audit.add("e", rep)
+            c = find(rep, "sim", metric, "all")
+            fails += c["verdict"] == "fail"
+            sk = c.get("skew")
+            text = json.dumps(rep["retrievers"][0].get("warnings", [])) + json.dumps(sk)
+            if sk not in (None, False, {}, []) or "skew" in text.lower():
+                flagged += 1
+                # The queries named are exactly ones that gained (of the at
+                # most 10 the report names), and at least one is named.
+                gainers = {w.queries[i].id for i in range(len(w.queries)) if cur[i] != base[i] and (not base[i] or base[i][0][0] >= 10)}
+                names = {q["query_id"] for q in (sk or {}).get("queries", [])} if isinstance(sk, dict) else set()
+                if names and names <= gainers:
+                    named += 1
+        r = rate(fails, trials)
+        f = rate(flagged, trials)
+        out["tests"].append({"test": test, "fails": r, "flagged": f, "named_a_gainer": rate(named, trials)})
+        print(f"(e) skewed, {test}: fails {fmt_rate(r)}; skew flagged {fmt_rate(f)}; the queries named are gainers {fmt_rate(rate(named, trials))}", flush=True)
+    return out
+
+
+def sc_skew_false_flags(runner, audit, trials, seed):
+    """The skew flag under a symmetric, unchanged scenario: how often it fires."""
+    w = World([100], seed + 1)
+    rng = random.Random(seed * 3)
+    cfg = config_yaml(["sim"], [{"metric": "ndcg@10", "max_drop": 0, "strata": "overall"}])
+    flagged = 0
+    for _ in range(trials):
+        code, rep = runner.gate(w, {"sim": draw_pair(w, rng)}, cfg)
+        audit.add("e0", rep)
+        c = find(rep, "sim", "ndcg@10", "all")
+        sk = c.get("skew")
+        flagged += sk not in (None, False, {}, [])
+    r = rate(flagged, trials)
+    print(f"(e0) unchanged, symmetric: skew flagged {fmt_rate(r)}", flush=True)
+    return {"flagged": r}
+
+
+def sc_reorder(runner, audit, trials, seed):
+    """(f) the gold file (and the current run) with its queries reordered:
+    every p and bound identical."""
+    w = World([40, 25, 12], seed)
+    rng = random.Random(seed * 11)
+    rules = [{"metric": m, "max_drop": 0.02, "strata": "all"} for m in ("ndcg@10", "hit_rate@3")]
+    same, gold_changed = 0, 0
+    diffs = []
+    for t in range(trials):
+        test = ("bootstrap", "t-test", "randomization")[t % 3]
+        cfg = config_yaml(["sim"], rules, test=test)
+        base, cur = draw_pair(w, rng)
+        _, rep1 = runner.gate(w, {"sim": (base, cur)}, cfg)
+        order = list(range(len(w.queries)))
+        rng.shuffle(order)
+        corder = list(range(len(w.queries)))
+        rng.shuffle(corder)
+        _, rep2 = runner.gate(w, {"sim": (base, cur)}, cfg, gold_text=w.gold_yaml(order), cur_order=corder)
+        audit.add("f", rep1)
+        audit.add("f", rep2)
+        gold_changed += bool(rep2["retrievers"][0]["gold_changed"])
+        keys = ("p_value", "p_adjusted", "upper_bound", "lower_bound", "ci_low", "ci_high", "verdict", "mde")
+        a = {(c["metric"], c["stratum"]): tuple(c.get(k) for k in keys) for c in rep1["retrievers"][0]["checks"]}
+        b = {(c["metric"], c["stratum"]): tuple(c.get(k) for k in keys) for c in rep2["retrievers"][0]["checks"]}
+        if a == b:
+            same += 1
+        else:
+            for key in a:
+                if a[key] != b.get(key):
+                    diffs.append((test, key, a[key][0], b.get(key, (None,))[0]))
+                    break
+    r = rate(same, trials)
+    print(f"(f) reordered gold file and run: every p and bound identical in {fmt_rate(r)}; gold_changed reported in {gold_changed}; first differences {diffs[:3]}", flush=True)
+    return {"identical": r, "gold_changed": gold_changed, "examples": diffs[:5]}
+
+
+# The rules `rgate init` wrote before issue 26, and the ones it writes now
+# (src/templates/rgate.yaml).
+OLD_INIT_RULES = [
+    {"metric": "recall@10", "max_drop": 0.05, "strata": "all"},
+    {"metric": "ndcg@10", "max_drop_pct": 10, "strata": "overall"},
+]
+INIT_RULES = [
+    {"metric": "ndcg@10", "max_drop_pct": 1, "strata": "overall"},
+    {"metric": "hit_rate@3", "max_drop_pct": 2, "strata": "overall"},
+]
+
+
+def sc_init(runner, audit, trials, seed, rules_sets, churns=(0.25, 1.0)):
+    """(h) a true 7% nDCG@10 drop on a 90-query gold set, and an unchanged
+    run, under the rules `rgate init` writes and under proposed ones."""
+    w = World([30, 30, 30], seed, names=["identifier-lookup", "how-to", "multi-hop"])
+    base_mean = w.mean("ndcg@10", "all")
+    drop = 0.07 * base_mean
+    out = []
+    for churn in churns:
+        k, pi = w.solve_down("ndcg@10", "all", drop, ks=(3, 5, 8))
+        # The drop on top of the churn: the churned queries are redrawn, then
+        # moved, so the expected drop is still pi * D.
+        for label, rules, extra in rules_sets:
+            cfg = config_yaml(["search"], rules, extra=extra)
+            for case, regress in (("7% drop", ("all", k, pi)), ("unchanged", None)):
+                rng = random.Random(seed * 19 + int(churn * 100) + (regress is None))
+                fails = 0
+                for _ in range(trials):
+                    code, rep = runner.gate(w, {"search": draw_pair(w, rng, churn=churn, regress=regress)}, cfg)
+                    audit.add("h", rep)
+                    fails += code == 1
+                r = rate(fails, trials)
+                out.append({"rules": label, "churn": churn, "case": case, "exit1": r, "k": k, "pi": pi, "drop": drop, "baseline_ndcg": base_mean})
+                print(f"(h) {label}, churn {churn}, {case} (ndcg@10 {base_mean:.4f}, drop {drop:.4f}, k={k}, pi={pi:.3f}): exit 1 {fmt_rate(r)}", flush=True)
+    return out
+
+
+def check_metrics(runner, seed):
+    """This script's metric values equal `rgate eval`'s on one drawn run."""
+    w = World([30, 20], seed)
+    rng = random.Random(seed)
+    base, _ = draw_pair(w, rng)
+    d = runner.tmp
+    with open(os.path.join(d, "gold.yaml"), "w") as f:
+        f.write(w.gold_yaml())
+    with open(os.path.join(d, "run.jsonl"), "w") as f:
+        f.write(run_jsonl(w, base))
+    r = runner.run(["eval", "--gold", "gold.yaml", "--run", "run.jsonl", "--metrics", ",".join(METRICS), "--per-query", "--format", "json"], d)
+    if r.returncode != 0:
+        raise SystemExit(f"eval failed: {r.stderr}")
+    rep = json.loads(r.stdout)
+    rows = rep.get("per_query") or rep["runs"][0].get("per_query")
+    worst = 0.0
+    by_id = {q.id: i for i, q in enumerate(w.queries)}
+    for row in rows:
+        i = by_id[row["query_id"]]
+        q = w.queries[i]
+        for m in METRICS:
+            v = row["values"][m] if "values" in row else row[m]
+            worst = max(worst, abs(v - q.value(m, base[i])))
+    print(f"metric check: largest |script - rgate eval| over {len(rows)} queries x {len(METRICS)} metrics = {worst:.2e}", flush=True)
+    if worst > 1e-9:
+        raise SystemExit("this script's metrics disagree with rgate eval")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default="target/release/rgate")
+    ap.add_argument("--trials", type=int, default=300)
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h")
+    ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("--h-churn", default="0.25,1.0", help="(h): shares of queries whose ranking is redrawn")
+    ap.add_argument("--no-init", action="store_true", help="(h): only the --propose rule sets")
+    ap.add_argument("--a-kmin", default="3", help="(a): the smallest k a drop may use, comma-separated for several runs")
+    ap.add_argument("--b-checks", default="15,1", help="(b): checks per retriever, 15 and/or 1")
+    ap.add_argument("--b-tols", default="0", help="max_drop of (b)'s rules, comma-separated")
+    ap.add_argument("--json", default=None, help="also write every figure here")
+    ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
+    args = ap.parse_args()
+    binary = os.path.abspath(args.bin)
+    only = set(args.only.split(","))
+    t0 = time.time()
+    res = {"trials": args.trials, "seed": args.seed, "binary": binary}
+    with tempfile.TemporaryDirectory(prefix="rgate-calib-") as tmp:
+        runner = Runner(binary, tmp)
+        check_metrics(runner, args.seed)
+        audit = Audit()
+        T = args.trials
+        if "a" in only:
+            res["a_power_at_mde"] = [row for kmin in args.a_kmin.split(",") for row in sc_power(runner, audit, T, args.seed, int(kmin))]
+        if "b" in only:
+            res["b_retrievers"] = sc_retrievers(runner, audit, max(100, T * 2 // 3), args.seed, [float(t) for t in args.b_tols.split(",")], [int(x) for x in args.b_checks.split(",")])
+        if "c" in only:
+            res["c_small_n"] = sc_small_n(runner, audit, T, args.seed)
+        if "d" in only:
+            res["d_macro"] = sc_macro(runner, audit, T, args.seed)
+        if "e" in only:
+            res["e_skew"] = sc_skew(runner, audit, T, args.seed)
+            res["e0_skew_false_flags"] = sc_skew_false_flags(runner, audit, T, args.seed)
+        if "f" in only:
+            res["f_reorder"] = sc_reorder(runner, audit, max(30, T // 5), args.seed)
+        if "h" in only:
+            sets = [] if args.no_init else [("old init rules", OLD_INIT_RULES, None), ("init rules", INIT_RULES, None)]
+            if args.propose:
+                for p in json.loads(args.propose):
+                    sets.append((p[0], p[1], p[2] if len(p) > 2 else None))
+            res["h_init"] = sc_init(runner, audit, T, args.seed, sets, [float(c) for c in args.h_churn.split(",")])
+        res["g_bound_audit"] = {
+            "gated_checks": audit.checks,
+            "mismatches": len(audit.mismatch),
+            "examples": audit.mismatch[:8],
+            "verdicts": audit.verdicts,
+            "cannot_fail_warnings": audit.cannot_fail_warned,
+            "cannot_fail_but_failed": audit.cannot_fail_but_failed[:8],
+            "cannot_fail_but_failed_count": len(audit.cannot_fail_but_failed),
+        }
+        print(f"(g) fail <=> printed bound beyond tolerance: {len(audit.mismatch)} mismatches in {audit.checks} gated checks; examples {audit.mismatch[:3]}", flush=True)
+        print(f"    verdicts {audit.verdicts}; 'can never fail' warnings {audit.cannot_fail_warned}, of which the check failed {len(audit.cannot_fail_but_failed)}: {audit.cannot_fail_but_failed[:3]}", flush=True)
+        res["rgate_calls"] = runner.calls
+    res["seconds"] = time.time() - t0
+    print(f"{runner.calls} rgate calls in {res['seconds']:.0f} s", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
