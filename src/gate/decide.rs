@@ -78,6 +78,7 @@ pub(super) fn pending(
 /// One [`Check`] per tested want: means, the test's numbers at margin 0
 /// and at the check's margin, the tolerance. Levels, bounds, power and
 /// verdicts come with the family.
+#[allow(clippy::too_many_arguments)]
 fn summarize(
     gold: &crate::gold::GoldSet,
     settings: &GateSettings,
@@ -292,7 +293,8 @@ fn decide(c: &mut Check, inf: &Inference, settings: &GateSettings, level: f64) {
     let fail = match settings.decision {
         Decision::ConfidentDrop => c.upper_bound < -tol,
         Decision::SignificantDrop => drop > tol && c.upper_bound < 0.0,
-        Decision::NonInferiority => !(c.lower_bound > -tol),
+        // A NaN bound proves nothing: not shown within, so it fails.
+        Decision::NonInferiority => c.lower_bound.partial_cmp(&-tol) != Some(std::cmp::Ordering::Greater),
         Decision::Threshold => drop > tol,
     };
     let undecided = matches!(

@@ -243,8 +243,9 @@ fn groups(strata: &Strata, n: usize, weighting: Weighting) -> Vec<Group<'_>> {
 /// the bound at any level from the same resamples (see
 /// [`super::inference`]). Shapes and degenerate cases as [`try_bootstrap`];
 /// a metric whose observed standard error is 0 (every stratum's deltas
-/// constant) has no spread to studentize by and gets the t-test of its
-/// deltas instead (whose equal deltas get the exact sign-flip p, 2^-n).
+/// constant) has no spread to studentize by: every resample reproduces the
+/// observed statistic, and the answer is the shift method's (p = 1/(B + 1)
+/// beyond the mean, a point interval).
 ///
 /// Why studentized: the shift method's null (the resampled means, centred)
 /// has the spread of a variance with an `n` denominator and no correction
@@ -273,9 +274,8 @@ pub fn try_bootstrap_t(
                 return Inference::undefined(obs);
             }
             let se = observed_se(deltas, m, j, &groups);
-            if !(se > 0.0) {
-                let column: Vec<f64> = deltas.iter().skip(j).step_by(m).copied().collect();
-                return Inference::t_test(&column);
+            if se.is_nan() || se <= 0.0 {
+                return Inference::degenerate(obs, s.resamples);
             }
             let mut t: Vec<f64> = blocks
                 .iter()

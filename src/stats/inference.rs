@@ -67,6 +67,13 @@ enum Kind {
         se: f64,
         t: Vec<f64>,
     },
+    /// A stratified bootstrap whose every resample reproduces the observed
+    /// statistic (each stratum's deltas constant): the shift method's
+    /// answer, p = 1/(B + 1) for any margin the mean lies beyond, the
+    /// point interval where that is below the level.
+    Degenerate {
+        resamples: u32,
+    },
     SignFlip {
         deltas: Vec<f64>,
         resamples: u32,
@@ -108,6 +115,13 @@ impl Inference {
             Inference::no_information(o.mean_delta)
         } else {
             Inference::undefined(o.mean_delta)
+        }
+    }
+
+    pub(crate) fn degenerate(mean_delta: f64, resamples: u32) -> Inference {
+        Inference {
+            mean_delta,
+            kind: Kind::Degenerate { resamples },
         }
     }
 
@@ -226,6 +240,17 @@ impl Inference {
                 let x = (m - d0) / se;
                 (t.cdf(x), t.sf(x))
             }
+            Kind::Degenerate { resamples } => {
+                let least = 1.0 / (f64::from(*resamples) + 1.0);
+                let shifted = m - d0;
+                if shifted < -TIE_SLACK {
+                    (least, 1.0)
+                } else if shifted > TIE_SLACK {
+                    (1.0, least)
+                } else {
+                    (1.0, 1.0)
+                }
+            }
             Kind::BootstrapT { se, t } => {
                 let x = (m - d0) / se;
                 let b = t.len() as f64;
@@ -298,6 +323,13 @@ impl Inference {
                 match side {
                     Side::Upper => m + q,
                     Side::Lower => m - q,
+                }
+            }
+            Kind::Degenerate { resamples } => {
+                if 1.0 / (f64::from(*resamples) + 1.0) < a {
+                    m
+                } else {
+                    unbounded
                 }
             }
             Kind::BootstrapT { se, t } => {

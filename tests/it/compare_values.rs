@@ -256,11 +256,12 @@ fn stratified_bootstrap_on_constant_strata_has_zero_width() {
         assert!((f(r, "delta") - delta).abs() < 1e-12, "{r}");
         assert_eq!(f(r, "ci_low"), f(r, "delta"), "{r}");
         assert_eq!(f(r, "ci_high"), f(r, "delta"), "{r}");
-        assert_eq!(f(r, "p_value"), 1.0 / 10_001.0, "{r}");
+        // Two-sided: twice the one-sided 1 / (B + 1).
+        assert_eq!(f(r, "p_value"), 2.0 / 10_001.0, "{r}");
         // Six rows: stratum a's two (24 equal losses, exact sign-flip:
-        // 2 / 2^24) are smallest, then these two at 1 / (B + 1), which Holm
+        // 2 / 2^24) are smallest, then these two at 2 / (B + 1), which Holm
         // multiplies by 4 (then 3, kept at the running maximum 4).
-        assert!((f(r, "p_adjusted") - 4.0 / 10_001.0).abs() < 1e-15, "{r}");
+        assert!((f(r, "p_adjusted") - 8.0 / 10_001.0).abs() < 1e-15, "{r}");
         let a = row(&v, metric, "a");
         assert_eq!(f(a, "p_value"), 2.0 / f64::from(1 << 24), "{a}");
     }
@@ -282,6 +283,7 @@ fn macro_weighting_in_the_stratified_bootstrap() {
         assert!((f(r, "current") - cur).abs() < 1e-12, "{r}");
         assert!((f(r, "delta") - delta).abs() < 1e-12, "{r}");
         assert_eq!((f(r, "ci_low"), f(r, "ci_high")), (delta, delta), "{r}");
-        assert_eq!(f(r, "p_value"), 1.0 / 10_001.0, "{r}");
+        // Two-sided: twice the one-sided 1 / (B + 1).
+        assert_eq!(f(r, "p_value"), 2.0 / 10_001.0, "{r}");
     }
 }
