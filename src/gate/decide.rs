@@ -244,11 +244,11 @@ pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -
         };
         let lv = levels(&p, settings.correction, settings.alpha, rejects);
         for (k, &(r, i)) in fam.iter().enumerate() {
-            let inf = pendings[r].inferences[i].clone();
-            let c = &mut pendings[r].checks[i];
+            let pend = &mut pendings[r];
+            let c = &mut pend.checks[i];
             c.cmp.p_adjusted = adj[k];
             c.p_rise_adjusted = adj_rise[k];
-            decide(c, &inf, settings, lv[k]);
+            decide(c, &pend.inferences[i], settings, lv[k]);
         }
     }
     for (r, pend) in pendings.iter_mut().enumerate() {

@@ -399,17 +399,13 @@ fn evaluate_each(
     let mut run = settings.clone();
     let mut pendings = test_all(&run);
     let mut sizes = decide::decide_family(&mut pendings, &run);
-    let borderline: Vec<bool> = pendings
+    let borderline: Vec<Option<u32>> = pendings
         .iter()
-        .map(|p| decide::borderline_resamples(&p.checks, &run).is_some())
+        .map(|p| decide::borderline_resamples(&p.checks, &run))
         .collect();
-    if let Some(more) = borderline
-        .iter()
-        .any(|&b| b)
-        .then(|| run.resamples.saturating_mul(10).min(MAX_RESAMPLES))
-    {
-        for (out, &b) in outs.iter_mut().zip(&borderline) {
-            if b {
+    if let Some(more) = borderline.iter().flatten().copied().max() {
+        for (out, b) in outs.iter_mut().zip(&borderline) {
+            if b.is_some() {
                 out.warnings.push(format!(
                     "a result lay within Monte Carlo error of alpha at B={}: re-tested with B={more}",
                     run.resamples
