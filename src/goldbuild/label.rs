@@ -3,7 +3,7 @@
 //! merges this person's edits into the sheet others save to as well. The
 //! command layer draws it and feeds it keys; tests drive it directly.
 
-use super::sheet::{SheetRow, PERSON};
+use super::sheet::{Opinion, SheetRow, PERSON};
 
 /// What a key asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,11 +218,13 @@ impl Session {
             Key::Grade(g) => {
                 let row = &mut self.rows[self.cursor];
                 let before = row.clone();
-                row.grade = Some(g);
-                row.source = Some(PERSON.into());
-                row.labeler = Some(self.labeler.clone());
-                row.verified = true;
-                row.labeled_at = Some(now.to_string());
+                row.give(Opinion {
+                    grade: g,
+                    source: PERSON.into(),
+                    labeler: Some(self.labeler.clone()),
+                    prompt: None,
+                    labeled_at: Some(now.to_string()),
+                });
                 self.undo.push((key_of(row), before, row.clone()));
                 self.pending.push(Edit::Grade(row.clone()));
                 self.advance();
@@ -298,7 +300,7 @@ mod tests {
                 source: None,
                 labeler: None,
                 verified: false,
-                labeled_at: None,
+                ..Default::default()
             })
             .collect()
     }

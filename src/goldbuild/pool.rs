@@ -119,7 +119,7 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
                 source: None,
                 labeler: None,
                 verified: false,
-                labeled_at: None,
+                ..Default::default()
             };
             if let Some((grade, prov)) = existing.get(&(q.id.clone(), id.clone())) {
                 row.grade = Some(*grade);
@@ -306,7 +306,7 @@ mod tests {
             source: grade.map(|_| PERSON.into()),
             labeler: grade.map(|_| "ana".into()),
             verified: grade.is_some(),
-            labeled_at: None,
+            ..Default::default()
         }
     }
 

@@ -16,7 +16,7 @@ use crate::fsutil::Rewrite;
 pub const PERSON: &str = "person";
 pub const MODEL: &str = "model";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SheetRow {
     pub query_id: String,
     #[serde(default)]
@@ -41,11 +41,96 @@ pub struct SheetRow {
     /// When the grade was given (UTC, RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labeled_at: Option<String>,
+    /// A model's grade: the sha256 (hex) of the prompt text that produced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The other grades given for this pair: the model's first pass once a
+    /// person graded the row, a second person's blind grade. The row's own
+    /// `grade` is the one that counts (import reads it); these are kept so
+    /// `gold agreement` can compare the sources on the pairs both graded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opinions: Vec<Opinion>,
+}
+
+/// One grade for a (query, chunk) pair, by one source.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opinion {
+    pub grade: i32,
+    /// [`PERSON`] or [`MODEL`].
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeler: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeled_at: Option<String>,
+}
+
+impl Opinion {
+    fn same_author(&self, other: &Opinion) -> bool {
+        self.source == other.source && self.labeler == other.labeler
+    }
 }
 
 impl SheetRow {
     pub fn is_persons(&self) -> bool {
         self.grade.is_some() && self.source.as_deref() == Some(PERSON)
+    }
+
+    /// The row's own grade as an [`Opinion`], when it has one.
+    pub fn own(&self) -> Option<Opinion> {
+        Some(Opinion {
+            grade: self.grade?,
+            source: self.source.clone().unwrap_or_else(|| PERSON.into()),
+            labeler: self.labeler.clone(),
+            prompt: self.prompt.clone(),
+            labeled_at: self.labeled_at.clone(),
+        })
+    }
+
+    /// Every grade given for the pair: the row's own first, then the others.
+    pub fn all_opinions(&self) -> impl Iterator<Item = Opinion> + '_ {
+        self.own().into_iter().chain(self.opinions.iter().cloned())
+    }
+
+    fn set_own(&mut self, o: Opinion) {
+        self.verified = o.source == PERSON;
+        self.grade = Some(o.grade);
+        self.source = Some(o.source);
+        self.labeler = o.labeler;
+        self.prompt = o.prompt;
+        self.labeled_at = o.labeled_at;
+    }
+
+    /// Records a grade by the one rule every writer of a sheet follows:
+    /// - an ungraded row takes it;
+    /// - the same author grading again replaces their own grade;
+    /// - a person's grade displaces a model's, which is kept in `opinions`;
+    /// - a model never displaces a person: its grade goes to `opinions`;
+    /// - a second person's grade beside a first person's goes to `opinions`
+    ///   (replacing that person's earlier one), the first person's stands.
+    ///
+    /// Nothing is ever lost, so agreement can be measured afterwards.
+    pub fn give(&mut self, o: Opinion) {
+        let Some(own) = self.own() else {
+            self.set_own(o);
+            return;
+        };
+        if own.same_author(&o) {
+            self.set_own(o);
+            return;
+        }
+        if own.source == MODEL && o.source == PERSON {
+            self.opinions.retain(|x| !x.same_author(&own));
+            self.opinions.insert(0, own);
+            self.opinions.retain(|x| !x.same_author(&o));
+            self.set_own(o);
+            return;
+        }
+        match self.opinions.iter_mut().find(|x| x.same_author(&o)) {
+            Some(x) => *x = o,
+            None => self.opinions.push(o),
+        }
     }
 }
 
@@ -65,7 +150,7 @@ impl SheetFormat {
     }
 }
 
-const COLUMNS: [&str; 10] = [
+const COLUMNS: [&str; 12] = [
     "query_id",
     "query",
     "stratum",
@@ -76,6 +161,8 @@ const COLUMNS: [&str; 10] = [
     "labeler",
     "verified",
     "labeled_at",
+    "prompt",
+    "opinions",
 ];
 
 /// Reads a sheet; errors name the file and line.
@@ -182,6 +269,18 @@ fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
             labeler: opt("labeler"),
             verified,
             labeled_at: opt("labeled_at"),
+            prompt: opt("prompt"),
+            opinions: match get("opinions").trim() {
+                "" => Vec::new(),
+                o => serde_json::from_str(o).map_err(|e| {
+                    input_error_hint(
+                        path,
+                        line,
+                        format!("opinions cell is not a JSON list of grades: {e}"),
+                        "leave it as rgate wrote it, or empty",
+                    )
+                })?,
+            },
         };
         check(path, line, &row)?;
         rows.push(row);
@@ -203,7 +302,20 @@ fn check(path: &Path, line: Option<usize>, row: &SheetRow) -> Result<()> {
             ));
         }
     }
-    if let Some(g) = row.grade {
+    for o in &row.opinions {
+        if o.source != PERSON && o.source != MODEL {
+            return Err(input_error_hint(
+                path,
+                line,
+                format!(
+                    "an opinion's source `{}` is neither person nor model",
+                    excerpt(&o.source)
+                ),
+                "source says who graded the row: `person` or `model`",
+            ));
+        }
+    }
+    for g in row.grade.into_iter().chain(row.opinions.iter().map(|o| o.grade)) {
         if !(0..=3).contains(&g) {
             return Err(input_error_hint(
                 path,
@@ -236,6 +348,11 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
                 .from_writer(Vec::new());
             w.write_record(COLUMNS)?;
             for r in rows {
+                let opinions = if r.opinions.is_empty() {
+                    String::new()
+                } else {
+                    serde_json::to_string(&r.opinions)?
+                };
                 let cells = [
                     r.query_id.as_str(),
                     &r.query,
@@ -247,6 +364,8 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
                     r.labeler.as_deref().unwrap_or(""),
                     if r.verified { "true" } else { "false" },
                     r.labeled_at.as_deref().unwrap_or(""),
+                    r.prompt.as_deref().unwrap_or(""),
+                    &opinions,
                 ];
                 w.write_record(cells.iter().map(|c| csv_cell(c).into_owned()))?;
             }
@@ -292,26 +411,78 @@ mod tests {
             source: grade.map(|_| PERSON.into()),
             labeler: grade.map(|_| "ana".into()),
             verified: grade.is_some(),
-            labeled_at: None,
+            ..Default::default()
+        }
+    }
+
+    fn op(grade: i32, source: &str, who: &str) -> Opinion {
+        Opinion {
+            grade,
+            source: source.into(),
+            labeler: Some(who.into()),
+            ..Default::default()
         }
     }
 
     #[test]
     fn jsonl_and_csv_round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        let rows = vec![row("q1", "c1", Some(2)), row("q1", "c2", None)];
+        let mut judged = row("q2", "c3", None);
+        judged.give(Opinion {
+            prompt: Some("ab12".into()),
+            ..op(3, MODEL, "gpt")
+        });
+        judged.give(op(1, PERSON, "ana"));
+        let rows = vec![row("q1", "c1", Some(2)), row("q1", "c2", None), judged];
         for name in ["s.jsonl", "s.csv"] {
             let p = dir.path().join(name);
             std::fs::write(&p, render(&rows, SheetFormat::of(&p)).unwrap()).unwrap();
             assert_eq!(read(&p).unwrap(), rows, "{name}");
         }
         let csv = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
-        assert!(csv
-            .starts_with("query_id,query,stratum,chunk_id,text,grade,source,labeler,verified,labeled_at\n"));
+        assert!(csv.starts_with(
+            "query_id,query,stratum,chunk_id,text,grade,source,labeler,verified,labeled_at,prompt,opinions\n"
+        ));
         assert!(
-            csv.contains("q1,\"how, \"\"quoted\"\"\",how-to,c2,\"line one\nline two\",,,,false,\n"),
+            csv.contains("q1,\"how, \"\"quoted\"\"\",how-to,c2,\"line one\nline two\",,,,false,,,\n"),
             "{csv}"
         );
+        assert!(
+            csv.contains(",1,person,ana,true,,,\"[{\"\"grade\"\":3,\"\"source\"\":\"\"model\"\",\"\"labeler\"\":\"\"gpt\"\",\"\"prompt\"\":\"\"ab12\"\"}]\"\n"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn give_keeps_every_grade_and_never_lets_a_model_displace_a_person() {
+        let mut r = row("q", "c", None);
+        r.give(op(2, MODEL, "gpt"));
+        assert_eq!(
+            (r.grade, r.source.as_deref(), r.verified),
+            (Some(2), Some(MODEL), false)
+        );
+        // A person displaces the model; the model's grade is kept.
+        r.give(op(0, PERSON, "ana"));
+        assert_eq!(
+            (r.grade, r.labeler.as_deref(), r.verified),
+            (Some(0), Some("ana"), true)
+        );
+        assert_eq!(r.opinions, vec![op(2, MODEL, "gpt")]);
+        // A model again (a second opinion) goes beside, the person stands.
+        r.give(op(3, MODEL, "claude"));
+        assert_eq!(r.grade, Some(0));
+        // A second person goes beside; grading again replaces their own.
+        r.give(op(1, PERSON, "bo"));
+        r.give(op(2, PERSON, "bo"));
+        assert_eq!(r.grade, Some(0));
+        assert_eq!(
+            r.opinions,
+            vec![op(2, MODEL, "gpt"), op(3, MODEL, "claude"), op(2, PERSON, "bo")]
+        );
+        // The first person re-grading replaces their own grade only.
+        r.give(op(1, PERSON, "ana"));
+        assert_eq!((r.grade, r.opinions.len()), (Some(1), 3));
+        assert_eq!(r.all_opinions().count(), 4);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::excerpt;
-use super::sheet::{SheetRow, MODEL};
+use super::sheet::{Opinion, SheetRow, MODEL};
 use crate::diag::usage_error;
 use crate::retriever::{self, stderr_note};
 
@@ -238,12 +238,13 @@ pub fn store(rows: &mut [SheetRow], answers: &Suggested, name: &str, now: &str) 
     }
     out.stored = set.len();
     for (i, g) in set {
-        let r = &mut rows[i];
-        r.grade = Some(g);
-        r.source = Some(MODEL.into());
-        r.labeler = Some(name.to_string());
-        r.verified = false;
-        r.labeled_at = Some(now.to_string());
+        rows[i].give(Opinion {
+            grade: g,
+            source: MODEL.into(),
+            labeler: Some(name.to_string()),
+            prompt: None,
+            labeled_at: Some(now.to_string()),
+        });
     }
     out
 }
