@@ -344,6 +344,8 @@ pub enum GoldCommand {
     Label(LabelArgs),
     /// Let a command (e.g. a model) suggest grades for the rows no person graded
     Suggest(SuggestArgs),
+    /// Grade the sheet's ungraded rows with a language model (OpenAI or Anthropic API)
+    Judge(JudgeArgs),
     /// Merge a sheet's verified labels into a gold set, with provenance
     Import(ImportArgs),
     /// Rewrite chunk-id labels as span labels through the old chunking's map
@@ -431,6 +433,61 @@ pub struct SuggestArgs {
     /// Stop the command after this many seconds
     #[arg(long, default_value_t = 3600, value_name = "S")]
     pub timeout_s: u64,
+}
+
+/// Which wire format `gold judge` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// OpenAI chat completions (also Azure, vLLM, Ollama, llama.cpp, LM Studio)
+    Openai,
+    /// Anthropic's Messages API
+    Anthropic,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// The labeling sheet (JSONL, or .csv); its ungraded rows are graded
+    #[arg(value_name = "SHEET")]
+    pub sheet: PathBuf,
+    /// The model to ask (as the API names it)
+    #[arg(long, value_name = "NAME")]
+    pub model: String,
+    /// The API's wire format
+    #[arg(long, value_enum, default_value = "openai", value_name = "P")]
+    pub provider: ProviderArg,
+    /// The API's base URL [default: https://api.openai.com/v1, https://api.anthropic.com]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the key [default: OPENAI_API_KEY, ANTHROPIC_API_KEY]
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// A prompt template with {query} and {passage} [default: a 0-3 grade, UMBRELA-style]
+    #[arg(long, value_name = "FILE")]
+    pub prompt: Option<PathBuf>,
+    /// Requests in flight at once
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub concurrency: usize,
+    /// Send at most N requests (the rest stay ungraded; cached answers are free)
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<usize>,
+    /// The answers' cache [default: .rgate-judge-cache.jsonl beside the sheet]
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+    /// The name grades are recorded under [default: the model's name]
+    #[arg(long, value_name = "LABELER")]
+    pub name: Option<String>,
+    /// Give up on a request after S seconds (then retried, up to 5 times)
+    #[arg(long, default_value_t = 60, value_name = "S")]
+    pub timeout_s: u64,
+    /// Also grade N passages made only of a query's words, and report how many came back relevant
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub canary: usize,
+    /// Also grade rows people graded, kept beside their grade as an opinion (for `gold agreement`)
+    #[arg(long)]
+    pub second_opinion: bool,
+    /// Say how many requests and prompt characters a run would send; send none
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,7 +16,7 @@
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
 //! | pipeline | [`pipeline`] | each command's whole run as one library call, for every front end: inputs loaded, runs read, scored, decided, recorded |
 //! | decisions | [`gate`], [`compare`], [`eval`], [`stages`] | the verdict is decided here, once; [`stages`] says which stage lost a query |
-//! | gold building | [`goldbuild`] | sample, pool, label, suggest, import |
+//! | gold building | [`goldbuild`] | sample, pool, label, suggest, judge, import |
 //! | store, config | [`baseline`], [`gitref`], [`origin`], [`config`] | baselines on disk; where and when a result was recorded; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |
 //! | judging | [`judge`], [`gold`], [`chunks`] | the gold set, label lookups, chunk maps |

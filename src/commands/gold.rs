@@ -16,6 +16,7 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
         GoldCommand::Pool(a) => super::goldbuild::pool(a, global),
         GoldCommand::Label(a) => super::goldbuild::label(a, global),
         GoldCommand::Suggest(a) => super::goldbuild::suggest(a, global),
+        GoldCommand::Judge(a) => super::goldbuild::judge(a, global),
         GoldCommand::Import(a) => super::goldbuild::import(a, global),
         GoldCommand::Migrate(a) => super::goldbuild::migrate(a, global),
     }

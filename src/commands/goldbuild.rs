@@ -10,6 +10,7 @@ use serde_json::json;
 use super::output::Guard;
 use crate::chunks::ChunkMap;
 use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
+use crate::cli::{JudgeArgs, ProviderArg};
 use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
@@ -228,6 +229,205 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// The judge's cache when `--cache` is not given: beside the sheet, so
+/// every sheet of a project in one directory shares it.
+pub const JUDGE_CACHE: &str = ".rgate-judge-cache.jsonl";
+
+pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
+    use crate::goldbuild::judge::{self, cache::Cache, client, Setup};
+    let provider = match args.provider {
+        ProviderArg::Openai => client::Provider::OpenAi,
+        ProviderArg::Anthropic => client::Provider::Anthropic,
+    };
+    if args.concurrency == 0 {
+        return Err(usage_error("--concurrency 0 would send nothing", "give 1 or more (default 4)"));
+    }
+    if args.model.trim().is_empty() {
+        return Err(usage_error("--model is empty", "name the model as the API knows it, e.g. --model gpt-4o"));
+    }
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| provider.default_base_url().to_string());
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(usage_error(
+            format!("--base-url `{}` is not an http:// or https:// URL", printable(&base_url)),
+            format!("the API's base URL, e.g. {}", provider.default_base_url()),
+        ));
+    }
+    let template = match &args.prompt {
+        None => judge::prompt::DEFAULT.to_string(),
+        Some(path) => {
+            let bytes = crate::input::read(
+                path,
+                "prompt template",
+                crate::input::SMALL_LIMIT,
+                "write the prompt to a file, with {query} and {passage} where they go",
+            )?;
+            let text = String::from_utf8(crate::diag::strip_bom(&bytes).to_vec()).map_err(|e| {
+                crate::diag::input_error(
+                    path,
+                    Some(crate::diag::line_of(&bytes, e.utf8_error().valid_up_to())),
+                    "not valid UTF-8",
+                )
+            })?;
+            judge::prompt::check(&text).map_err(|m| {
+                crate::diag::input_error_hint(
+                    path,
+                    None,
+                    m,
+                    "the template needs {query} and {passage}: rgate puts the query and the passage there",
+                )
+            })?;
+            text
+        }
+    };
+    let rows = sheet::read(&args.sheet)?;
+    let setup = Setup {
+        provider,
+        base_url: base_url.clone(),
+        model: args.model.clone(),
+        template,
+        labeler: args.name.clone().unwrap_or_else(|| args.model.clone()),
+        second_opinion: args.second_opinion,
+        max_requests: args.max_requests,
+        canary: args.canary,
+    };
+    let cache_path = args.cache.clone().unwrap_or_else(|| {
+        args.sheet
+            .parent()
+            .unwrap_or(std::path::Path::new(""))
+            .join(JUDGE_CACHE)
+    });
+    let mut cache = Cache::open(&cache_path)?;
+    if cache.unreadable > 0 && !global.quiet {
+        eprintln!(
+            "note: {} of {} could not be read and {}; those pairs are asked again",
+            count(cache.unreadable, "line", "lines"),
+            crate::escape::path(&cache_path),
+            if cache.unreadable == 1 { "was ignored" } else { "were ignored" }
+        );
+    }
+    let plan = judge::plan(&rows, &setup, &cache);
+    let key_env = args
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| provider.default_key_env().to_string());
+    let key = client::Secret::new(std::env::var(&key_env).ok());
+    let timeout = Duration::from_secs(args.timeout_s.max(1));
+    let client = client::Client::new(provider, &base_url, &args.model, key.clone(), timeout);
+    if args.dry_run {
+        emit(None, &out::judge_dry_run(&plan, client.url(), &args.model))?;
+        return Ok(0);
+    }
+    // A local server (vLLM, Ollama) may need no key; the hosted APIs do,
+    // and a variable named on purpose must be there.
+    if !key.is_set()
+        && !plan.jobs.is_empty()
+        && (args.api_key_env.is_some() || base_url == provider.default_base_url())
+    {
+        return Err(usage_error(
+            format!("the API key variable {key_env} is not set (or empty)"),
+            format!("export {key_env}=…, or name the variable holding the key with --api-key-env"),
+        ));
+    }
+    let now = now_utc();
+    let mut bar = JudgeProgress::new(format!("gold judge ({})", printable(&args.model)), plan.jobs.len(), global.quiet);
+    let ran = judge::run(&plan, &setup, &client, args.concurrency, &mut cache, &now, &mut |n| bar.update(n));
+    bar.done();
+    let ran = ran?;
+    let grades = judge::grades(&plan, &ran);
+    let stored = if grades.is_empty() {
+        judge::Stored::default()
+    } else {
+        sheet::update(&args.sheet, &now, &mut waiting(global.quiet), |rows| {
+            let st = judge::store(rows, &grades, &setup, &now);
+            let changed = st.stored + st.as_opinion > 0;
+            Ok((st, changed))
+        })?
+    };
+    let canary = judge::canary(&plan, &ran);
+    if !global.quiet {
+        eprint!("{}", out::judge_summary(&args.model, &plan, &ran, &stored, canary.as_ref()));
+    }
+    if let Some(m) = ran.fatal {
+        return Err(usage_error(
+            format!("gold judge stopped: {m}"),
+            "check --model, --base-url and the key; the grades answered so far are stored and cached",
+        ));
+    }
+    let failed = ran
+        .outcomes
+        .iter()
+        .any(|o| matches!(o, judge::Outcome::Failed(_)));
+    Ok(u8::from(failed))
+}
+
+/// `gold judge`'s progress on stderr: done of total, the rate, the time
+/// left. Redrawn in place at most 5 times a second on a terminal; in a CI
+/// log, one line a minute, so a long run shows it is alive without
+/// flooding the log.
+struct JudgeProgress {
+    label: String,
+    total: usize,
+    start: std::time::Instant,
+    last: Option<std::time::Instant>,
+    tty: bool,
+    on: bool,
+    shown: bool,
+}
+
+impl JudgeProgress {
+    fn new(label: String, total: usize, quiet: bool) -> JudgeProgress {
+        JudgeProgress {
+            label,
+            total,
+            start: std::time::Instant::now(),
+            last: None,
+            tty: std::io::stderr().is_terminal(),
+            on: !quiet && total > 0,
+            shown: false,
+        }
+    }
+
+    fn update(&mut self, done: usize) {
+        if !self.on {
+            return;
+        }
+        let every = if self.tty { Duration::from_millis(200) } else { Duration::from_secs(60) };
+        let now = std::time::Instant::now();
+        let due = match self.last {
+            None => !self.tty && now - self.start >= every || self.tty,
+            Some(t) => now - t >= every,
+        };
+        if !due && done < self.total {
+            return;
+        }
+        if !self.tty && done == self.total && self.last.is_none() {
+            return;
+        }
+        self.last = Some(now);
+        let secs = (now - self.start).as_secs_f64();
+        let rate = done as f64 / secs.max(1e-3);
+        let eta = if done > 0 { (self.total - done) as f64 / rate } else { f64::NAN };
+        let eta = if eta.is_finite() { format!("{:.0} s left", eta) } else { "…".into() };
+        let line = format!("{}: {done}/{} done, {rate:.1}/s, {eta}", self.label, self.total);
+        if self.tty {
+            eprint!("\r\x1b[2K{line}");
+            self.shown = true;
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn done(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+            self.shown = false;
+        }
+    }
 }
 
 pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {

@@ -118,6 +118,8 @@ pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
         Command::Gold(GoldCommand::Pool(_)) => only("gold pool", &[Csv]),
         Command::Gold(GoldCommand::Label(_)) => only("gold label", &[]),
         Command::Gold(GoldCommand::Suggest(_)) => only("gold suggest", &[]),
+        // The sheet is written in place; the summary goes to stderr.
+        Command::Gold(GoldCommand::Judge(_)) => only("gold judge", &[]),
         Command::Gold(GoldCommand::Import(_)) => only("gold import", &[Table, Json]),
         Command::Gold(GoldCommand::Migrate(_)) => only("gold migrate", &[Table, Json]),
         Command::Completions { .. } => only("completions", &[]),
@@ -147,7 +149,7 @@ pub fn check_global(cmd: &Command, global: &Global, config_on_command_line: bool
     // and print no report: an --output would be silently dropped.
     let writes_no_report = matches!(
         cmd,
-        Command::Gold(GoldCommand::Label(_) | GoldCommand::Suggest(_))
+        Command::Gold(GoldCommand::Label(_) | GoldCommand::Suggest(_) | GoldCommand::Judge(_))
             | Command::Init
             | Command::Hook(HookCommand::Install { .. })
     );

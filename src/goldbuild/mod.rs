@@ -11,6 +11,7 @@
 //! command layer.
 
 pub mod import;
+pub mod judge;
 pub mod label;
 pub mod migrate;
 pub mod pool;

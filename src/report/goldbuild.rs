@@ -1,4 +1,4 @@
-//! What `gold sample`, `gold import` and `gold migrate` print.
+//! What `gold sample`, `gold judge`, `gold import` and `gold migrate` print.
 
 use std::path::Path;
 
@@ -8,6 +8,7 @@ use super::table::Table;
 use crate::diag::count;
 use crate::escape;
 use crate::goldbuild::import::ImportReport;
+use crate::goldbuild::judge;
 use crate::goldbuild::migrate::MigrateReport;
 use crate::goldbuild::printable;
 use crate::goldbuild::sample::LogQuery;
@@ -135,6 +136,167 @@ pub fn migrate_text(gold: &Path, chunks: &Path, report: &MigrateReport) -> Strin
             "{} onto a span the query had already: kept once, at the higher grade\n",
             count(report.merged, "label fell", "labels fell")
         );
+    }
+    s
+}
+
+/// What `gold judge --dry-run` would send (stdout: it is what was asked).
+pub fn judge_dry_run(plan: &judge::Plan, url: &str, model: &str) -> String {
+    let mut s = format!(
+        "gold judge --dry-run: would send {} ({} prompt characters) to {} for {}\n",
+        count(plan.jobs.len(), "request", "requests"),
+        plan.prompt_chars(),
+        escape::terminal(url),
+        escape::terminal(model),
+    );
+    s += &judge_plan_notes(plan, true);
+    s
+}
+
+/// What the plan left out, one line each; `rows`: first the rows to grade.
+fn judge_plan_notes(plan: &judge::Plan, rows: bool) -> String {
+    let mut s = String::new();
+    let canaries = plan.jobs.iter().filter(|j| j.canary).count();
+    if rows {
+        s += &format!(
+            "{} to grade: {} answered by the cache{}\n",
+            count(plan.rows, "row", "rows"),
+            plan.cached.len(),
+            if canaries > 0 {
+                format!("; {} of the requests are canaries", canaries)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if plan.over_budget > 0 {
+        s += &format!(
+            "{} beyond --max-requests not sent ({} stay ungraded)\n",
+            count(plan.over_budget, "request", "requests"),
+            count(plan.over_budget_rows, "row", "rows")
+        );
+    }
+    if plan.already > 0 {
+        s += &format!(
+            "{} already graded by this model with this prompt\n",
+            count(plan.already, "row", "rows")
+        );
+    }
+    if plan.graded_by_others > 0 {
+        s += &format!(
+            "{} graded by someone else left alone (--second-opinion grades them beside)\n",
+            count(plan.graded_by_others, "row", "rows")
+        );
+    }
+    if plan.no_text > 0 {
+        s += &format!(
+            "warning: {} no passage text and cannot be judged; pool with --corpus\n",
+            count(plan.no_text, "row has", "rows have")
+        );
+    }
+    if plan.canary_made < plan.canary_asked {
+        s += &format!(
+            "note: {} asked, the sheet has queries for {}\n",
+            count(plan.canary_asked, "canary", "canaries"),
+            plan.canary_made
+        );
+    }
+    s
+}
+
+/// At most this many failure reasons are listed; the rest are counted.
+const FAILURES_SHOWN: usize = 5;
+
+/// What `gold judge` did, for stderr.
+pub fn judge_summary(
+    model: &str,
+    plan: &judge::Plan,
+    ran: &judge::Ran,
+    stored: &judge::Stored,
+    canary: Option<&judge::Canary>,
+) -> String {
+    let model = escape::terminal(model);
+    let answered = ran
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o, judge::Outcome::Graded(_)))
+        .count();
+    let failures: Vec<&str> = ran
+        .outcomes
+        .iter()
+        .filter_map(|o| match o {
+            judge::Outcome::Failed(m) => Some(m.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut s = format!(
+        "gold judge ({model}): {} graded ({} from the cache), stored as unverified, source model\n",
+        count(stored.stored + stored.as_opinion, "row", "rows"),
+        plan.cached.len(),
+    );
+    s += &format!(
+        "{} sent: {answered} answered, {} failed{}{}\n",
+        count(ran.sent, "request", "requests"),
+        failures.len(),
+        if ran.retries > 0 {
+            format!(", {} after 429/5xx/timeouts", count(ran.retries, "retry", "retries"))
+        } else {
+            String::new()
+        },
+        if ran.fatal.is_some() {
+            let left = ran.outcomes.len().saturating_sub(ran.sent);
+            format!("; stopped on the error below, {left} not sent")
+        } else {
+            String::new()
+        }
+    );
+    for f in failures.iter().take(FAILURES_SHOWN) {
+        s += &format!("  failed: {f}\n");
+    }
+    if failures.len() > FAILURES_SHOWN {
+        s += &format!("  … and {} more\n", failures.len() - FAILURES_SHOWN);
+    }
+    if !failures.is_empty() {
+        s += "hint: run again to retry the failed rows; answered ones come from the cache for free\n";
+    }
+    if ran.usage_reported > 0 {
+        s += &format!(
+            "tokens: {} in, {} out (reported by {} of {answered} answers)\n",
+            ran.usage.input, ran.usage.output, ran.usage_reported
+        );
+    }
+    if stored.as_opinion > 0 {
+        s += &format!(
+            "{} kept beside a person's grade as an opinion\n",
+            count(stored.as_opinion, "grade", "grades")
+        );
+    }
+    if stored.left_alone > 0 {
+        s += &format!(
+            "{} a person graded during the run kept the person's grade\n",
+            count(stored.left_alone, "row", "rows")
+        );
+    }
+    if stored.gone > 0 {
+        s += &format!(
+            "warning: {} left the sheet during the run; their grades were dropped\n",
+            count(stored.gone, "row", "rows")
+        );
+    }
+    s += &judge_plan_notes(plan, false);
+    if let Some(c) = canary {
+        s += &format!(
+            "canary: {} of {} keyword-only passages graded relevant (grade >= 1; by grade 0/1/2/3: {}/{}/{}/{}); not written to the sheet\n",
+            c.relevant(),
+            c.graded,
+            c.by_grade[0],
+            c.by_grade[1],
+            c.by_grade[2],
+            c.by_grade[3],
+        );
+        if c.relevant() > 0 {
+            s += "note: the model calls passages relevant that only repeat the query's words; verify its 1s and 2s with care (Alaofi et al. 2025)\n";
+        }
     }
     s
 }

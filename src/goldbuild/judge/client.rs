@@ -1,0 +1,407 @@
+//! The two wire formats a judge speaks, over one small blocking HTTP client.
+//!
+//! - OpenAI chat completions: `POST {base}/chat/completions` with
+//!   `Authorization: Bearer KEY`, body `{model, messages, temperature}`,
+//!   answer in `choices[0].message.content`, tokens in `usage.prompt_tokens`
+//!   / `usage.completion_tokens`. OpenAI, Azure (its deployment URL), vLLM,
+//!   Ollama, llama.cpp's server and LM Studio all speak it.
+//! - Anthropic Messages: `POST {base}/v1/messages` with `x-api-key: KEY` and
+//!   `anthropic-version: 2023-06-01`, body `{model, max_tokens, messages,
+//!   temperature}`, answer in the `text` blocks of `content`, tokens in
+//!   `usage.input_tokens` / `usage.output_tokens`.
+//!
+//! Both put an error's words in `error.message` (and its kind in
+//! `error.type` / `error.code`). Whatever a server says is passed through
+//! [`Secret::scrub`] (some echo the key, or part of it, in a 401) and shown
+//! as one escaped line: it is text from outside.
+//!
+//! Redirects are not followed: a POST with the key in a header is not sent
+//! on to wherever a 3xx points; the message names the new URL instead.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// Which wire format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+impl Provider {
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    pub fn default_key_env(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OPENAI_API_KEY",
+            Provider::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    fn endpoint(self, base: &str) -> String {
+        let base = base.trim_end_matches('/');
+        match self {
+            Provider::OpenAi => format!("{base}/chat/completions"),
+            Provider::Anthropic => format!("{base}/v1/messages"),
+        }
+    }
+}
+
+/// An API key: never formatted, only sent; [`Secret::scrub`] takes it out
+/// of any text that came back.
+#[derive(Clone, Default)]
+pub struct Secret(Option<String>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Secret(set)" } else { "Secret(none)" })
+    }
+}
+
+impl Secret {
+    pub fn new(key: Option<String>) -> Secret {
+        Secret(key.filter(|k| !k.is_empty()))
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// `text` without the key, nor any word holding its first or last
+    /// eight characters (a server's "incorrect key sk-ab…wxyz" echo).
+    pub fn scrub(&self, text: &str) -> String {
+        let Some(key) = &self.0 else {
+            return text.to_string();
+        };
+        let mut out = text.replace(key.as_str(), "[key]");
+        let n = key.chars().count();
+        if n >= 16 {
+            let head: String = key.chars().take(8).collect();
+            let tail: String = key.chars().skip(n - 8).collect();
+            out = out
+                .split_inclusive(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ','))
+                .map(|w| {
+                    if w.contains(&head) || w.contains(&tail) {
+                        let end: String = w.chars().rev().take_while(|c| !c.is_alphanumeric()).collect();
+                        format!("[key]{}", end.chars().rev().collect::<String>())
+                    } else {
+                        w.to_string()
+                    }
+                })
+                .collect();
+        }
+        out
+    }
+}
+
+/// Tokens an answer cost, where the server said.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub usage: Option<Usage>,
+}
+
+/// Why a request gave no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// Worth retrying: 408, 429, 5xx, a timeout, a dropped connection.
+    /// `retry_after` is what the server asked for.
+    Transient {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// This pair failed (a 400 for an over-long passage, an answer with no
+    /// text): counted, the run goes on.
+    Pair(String),
+    /// Every request would fail alike (a bad key, an unknown model, a
+    /// wrong URL): the run stops.
+    Fatal(String),
+}
+
+pub struct Client {
+    agent: ureq::Agent,
+    provider: Provider,
+    url: String,
+    model: String,
+    key: Secret,
+    timeout: Duration,
+}
+
+/// An answer's body is a few hundred bytes; a server sending more is
+/// broken, and is not read whole.
+const BODY_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The longest answer asked of an Anthropic model (the field is required
+/// there): the default prompt wants one line, a reasoning model a little
+/// more.
+pub const MAX_TOKENS: u32 = 1024;
+
+impl Client {
+    pub fn new(provider: Provider, base_url: &str, model: &str, key: Secret, timeout: Duration) -> Client {
+        let config = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .user_agent(concat!("rgate/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Client {
+            agent: config.into(),
+            provider,
+            url: provider.endpoint(base_url),
+            model: model.to_string(),
+            key,
+            timeout,
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The request body for `prompt`.
+    pub fn body(&self, prompt: &str) -> Value {
+        let messages = json!([{"role": "user", "content": prompt}]);
+        match self.provider {
+            Provider::OpenAi => json!({"model": self.model, "messages": messages, "temperature": 0}),
+            Provider::Anthropic => json!({
+                "model": self.model,
+                "max_tokens": MAX_TOKENS,
+                "messages": messages,
+                "temperature": 0,
+            }),
+        }
+    }
+
+    /// One request, no retry.
+    pub fn send(&self, prompt: &str) -> Result<Answer, Failure> {
+        let mut req = self.agent.post(&self.url).header("content-type", "application/json");
+        if let Some(k) = &self.key.0 {
+            req = match self.provider {
+                Provider::OpenAi => req.header("authorization", format!("Bearer {k}")),
+                Provider::Anthropic => req.header("x-api-key", k.as_str()),
+            };
+        }
+        if self.provider == Provider::Anthropic {
+            req = req.header("anthropic-version", "2023-06-01");
+        }
+        let mut resp = match req.send(self.body(prompt).to_string()) {
+            Ok(r) => r,
+            Err(e) => return Err(self.transport(e)),
+        };
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = header("retry-after").and_then(|v| retry_after(&v, std::time::SystemTime::now()));
+        let location = header("location");
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_string();
+        let body = match body {
+            Ok(b) => b,
+            Err(e) if (200..300).contains(&status) => {
+                return Err(match e {
+                    ureq::Error::Timeout(_) => self.timed_out(),
+                    e => Failure::Pair(format!("cannot read the answer: {}", self.clean(&e.to_string()))),
+                })
+            }
+            Err(_) => String::new(),
+        };
+        match status {
+            200..=299 => self.parse(&body),
+            300..=399 => Err(Failure::Fatal(format!(
+                "{} answered {status}, a redirect to {}; rgate does not follow it with the key",
+                self.url,
+                self.clean(location.as_deref().unwrap_or("(no location)"))
+            ))),
+            408 | 429 | 500..=599 => Err(Failure::Transient {
+                message: self.status_message(status, &body),
+                retry_after,
+            }),
+            401 | 403 | 404 => Err(Failure::Fatal(self.status_message(status, &body))),
+            _ => Err(Failure::Pair(self.status_message(status, &body))),
+        }
+    }
+
+    fn timed_out(&self) -> Failure {
+        Failure::Transient {
+            message: format!("no answer within {} s", self.timeout.as_secs_f64()),
+            retry_after: None,
+        }
+    }
+
+    fn transport(&self, e: ureq::Error) -> Failure {
+        match e {
+            ureq::Error::Timeout(_) => self.timed_out(),
+            ureq::Error::Io(e) => Failure::Transient {
+                message: format!("the connection failed: {}", self.clean(&e.to_string())),
+                retry_after: None,
+            },
+            ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => {
+                Failure::Fatal(format!("cannot connect to {}: {}", self.url, self.clean(&e.to_string())))
+            }
+            e => Failure::Fatal(format!("request to {} failed: {}", self.url, self.clean(&e.to_string()))),
+        }
+    }
+
+    /// Text from outside as one escaped line, without the key, at most
+    /// 300 characters.
+    fn clean(&self, text: &str) -> String {
+        let s = self.key.scrub(text);
+        let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut out: String = s.chars().take(300).collect();
+        if s.chars().count() > 300 {
+            out.push('…');
+        }
+        crate::escape::terminal(&out).into_owned()
+    }
+
+    /// "HTTP 401 (authentication_error): invalid x-api-key": the status
+    /// and what the server's `error` object says, or the start of its body.
+    fn status_message(&self, status: u16, body: &str) -> String {
+        let said = match serde_json::from_str::<Value>(body) {
+            Ok(v) => {
+                let e = v.get("error").unwrap_or(&v);
+                let message = e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .or_else(|| e.as_str())
+                    .map(str::to_string);
+                let kind = ["type", "code"]
+                    .iter()
+                    .find_map(|k| e.get(*k).and_then(|t| t.as_str().map(str::to_string)));
+                match (kind, message) {
+                    (Some(k), Some(m)) => format!(" ({}): {}", self.clean(&k), self.clean(&m)),
+                    (None, Some(m)) => format!(": {}", self.clean(&m)),
+                    _ => format!(": {}", self.clean(body)),
+                }
+            }
+            Err(_) if body.trim().is_empty() => String::new(),
+            Err(_) => format!(": {}", self.clean(body)),
+        };
+        format!("HTTP {status}{said}")
+    }
+
+    /// The answer's text and usage out of a 2xx body.
+    fn parse(&self, body: &str) -> Result<Answer, Failure> {
+        let v: Value = serde_json::from_str(body).map_err(|e| {
+            Failure::Pair(format!("the answer is not JSON ({e}): {}", self.clean(body)))
+        })?;
+        let num = |p: &str| v.pointer(p).and_then(Value::as_u64);
+        let (text, usage) = match self.provider {
+            Provider::OpenAi => (
+                v.pointer("/choices/0/message/content")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                num("/usage/prompt_tokens").map(|i| Usage {
+                    input: i,
+                    output: num("/usage/completion_tokens").unwrap_or(0),
+                }),
+            ),
+            Provider::Anthropic => (
+                v.get("content").and_then(Value::as_array).map(|blocks| {
+                    blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }),
+                num("/usage/input_tokens").map(|i| Usage {
+                    input: i,
+                    output: num("/usage/output_tokens").unwrap_or(0),
+                }),
+            ),
+        };
+        match text {
+            Some(text) if !text.trim().is_empty() => Ok(Answer { text, usage }),
+            _ => Err(Failure::Pair(format!(
+                "the answer holds no text where {} puts it: {}",
+                self.provider.name(),
+                self.clean(body)
+            ))),
+        }
+    }
+}
+
+/// A `Retry-After` value: delay seconds, or an HTTP-date (RFC 9110
+/// section 10.2.3; IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`), as the
+/// time from `now` (none in the past: zero).
+pub fn retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let v = value.trim();
+    if let Ok(s) = v.parse::<u64>() {
+        return Some(Duration::from_secs(s));
+    }
+    let at = http_date(v)?;
+    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64;
+    Some(Duration::from_secs((at - now).max(0) as u64))
+}
+
+/// Seconds since the epoch of an IMF-fixdate.
+fn http_date(v: &str) -> Option<i64> {
+    let (_, rest) = v.split_once(", ")?;
+    let p: Vec<&str> = rest.split(' ').collect();
+    if p.len() != 5 || p[4] != "GMT" {
+        return None;
+    }
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let m = MONTHS.iter().position(|&m| m == p[1])? + 1;
+    let d: u32 = p[0].parse().ok()?;
+    let y: u32 = p[2].parse().ok()?;
+    crate::origin::parse_rfc3339(&format!("{y:04}-{m:02}-{d:02}T{}Z", p[3]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_777); // 1994-11-06T08:49:37Z
+        assert_eq!(retry_after("7", now), Some(Duration::from_secs(7)));
+        // `date -u -d @784111777` is Sun Nov  6 08:49:37 UTC 1994; 3 s later:
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:40 GMT", now),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(retry_after("soon", SystemTime::now()), None);
+        assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:40 PST", now), None);
+    }
+
+    #[test]
+    fn scrub_removes_the_key_and_its_echoes() {
+        let s = Secret::new(Some("sk-test-0123456789abcdefWXYZ".into()));
+        let out = s.scrub("bad key sk-test-0123456789abcdefWXYZ, or sk-test-0***WXYZ? see 'sk-tes...89abcdefWXYZ'.");
+        assert!(!out.contains("0123456789abcdef"), "{out}");
+        assert!(!out.contains("sk-test-0"), "{out}");
+        assert!(!out.contains("abcdefWXYZ"), "{out}");
+        assert!(out.starts_with("bad key [key], or"), "{out}");
+        assert_eq!(format!("{s:?}"), "Secret(set)");
+    }
+}
