@@ -566,7 +566,8 @@ mod tests {
         assert_eq!(p.jobs.len(), 3);
         assert!(p.jobs[0].canary && p.jobs[1].canary && !p.jobs[2].canary);
         assert_eq!((p.over_budget, p.over_budget_rows), (4, 4));
-        assert_eq!(p.jobs[0].prompt, "query q0|query q0 q0 query q0 query");
+        // Two words, three rotations.
+        assert_eq!(p.jobs[0].prompt, "query q0|query q0 q0 query query q0");
     }
 
     #[test]
