@@ -44,7 +44,8 @@ struct State {
     max_in_flight: AtomicUsize,
     /// Attempts per prompt so far.
     attempts: Mutex<HashMap<String, usize>>,
-    /// `[hold]` requests wait until this many are in flight (or 2 s pass).
+    /// `[hold]` requests wait until this many are in flight (or 2 s pass),
+    /// then 100 ms more, in which a client without a bound would send more.
     hold_for: AtomicUsize,
 }
 
@@ -185,6 +186,7 @@ fn answer(seen: &Seen, state: &State) -> Reply {
         {
             std::thread::sleep(Duration::from_millis(5));
         }
+        std::thread::sleep(Duration::from_millis(100));
     }
     if prompt.contains("[429]") && attempt == 1 {
         return Reply {
@@ -456,8 +458,8 @@ fn no_more_than_concurrency_requests_are_in_flight() {
         let o = judge(&server, &sheet, &["--model", "m", "--concurrency", &n.to_string()]);
         assert_eq!(o.code, 0, "{}", o.stderr);
         assert_eq!(server.requests(), 8);
-        // The server holds each request until n are in flight: exactly n
-        // were, never more.
+        // The server holds each request until n are in flight, and a while
+        // after: exactly n were, never more.
         assert_eq!(server.state.max_in_flight.load(Ordering::SeqCst), n);
     }
 }
