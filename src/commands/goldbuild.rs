@@ -242,10 +242,16 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
         ProviderArg::Anthropic => client::Provider::Anthropic,
     };
     if args.concurrency == 0 {
-        return Err(usage_error("--concurrency 0 would send nothing", "give 1 or more (default 4)"));
+        return Err(usage_error(
+            "--concurrency 0 would send nothing",
+            "give 1 or more (default 4)",
+        ));
     }
     if args.model.trim().is_empty() {
-        return Err(usage_error("--model is empty", "name the model as the API knows it, e.g. --model gpt-4o"));
+        return Err(usage_error(
+            "--model is empty",
+            "name the model as the API knows it, e.g. --model gpt-4o",
+        ));
     }
     let base_url = args
         .base_url
@@ -253,7 +259,10 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
         .unwrap_or_else(|| provider.default_base_url().to_string());
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
         return Err(usage_error(
-            format!("--base-url `{}` is not an http:// or https:// URL", printable(&base_url)),
+            format!(
+                "--base-url `{}` is not an http:// or https:// URL",
+                printable(&base_url)
+            ),
             format!("the API's base URL, e.g. {}", provider.default_base_url()),
         ));
     }
@@ -307,7 +316,11 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
             "note: {} of {} could not be read and {}; those pairs are asked again",
             count(cache.unreadable, "line", "lines"),
             crate::escape::path(&cache_path),
-            if cache.unreadable == 1 { "was ignored" } else { "were ignored" }
+            if cache.unreadable == 1 {
+                "was ignored"
+            } else {
+                "were ignored"
+            }
         );
     }
     let plan = judge::plan(&rows, &setup, &cache);
@@ -334,8 +347,20 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
         ));
     }
     let now = now_utc();
-    let mut bar = JudgeProgress::new(format!("gold judge ({})", printable(&args.model)), plan.jobs.len(), global.quiet);
-    let ran = judge::run(&plan, &setup, &client, args.concurrency, &mut cache, &now, &mut |n| bar.update(n));
+    let mut bar = JudgeProgress::new(
+        format!("gold judge ({})", printable(&args.model)),
+        plan.jobs.len(),
+        global.quiet,
+    );
+    let ran = judge::run(
+        &plan,
+        &setup,
+        &client,
+        args.concurrency,
+        &mut cache,
+        &now,
+        &mut |n| bar.update(n),
+    );
     bar.done();
     let ran = ran?;
     let grades = judge::grades(&plan, &ran);
@@ -350,7 +375,10 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
     };
     let canary = judge::canary(&plan, &ran);
     if !global.quiet {
-        eprint!("{}", out::judge_summary(&args.model, &plan, &ran, &stored, canary.as_ref()));
+        eprint!(
+            "{}",
+            out::judge_summary(&args.model, &plan, &ran, &stored, canary.as_ref())
+        );
     }
     if let Some(m) = ran.fatal {
         return Err(usage_error(
@@ -396,23 +424,33 @@ impl JudgeProgress {
         if !self.on {
             return;
         }
-        let every = if self.tty { Duration::from_millis(200) } else { Duration::from_secs(60) };
-        let now = std::time::Instant::now();
-        let due = match self.last {
-            None => !self.tty && now - self.start >= every || self.tty,
-            Some(t) => now - t >= every,
+        let every = if self.tty {
+            Duration::from_millis(200)
+        } else {
+            Duration::from_secs(60)
         };
-        if !due && done < self.total {
-            return;
-        }
-        if !self.tty && done == self.total && self.last.is_none() {
+        let now = std::time::Instant::now();
+        // A terminal sees the count at once and at the end; a log sees a
+        // line a minute, and a last one only if it saw the first.
+        let since = now - self.last.unwrap_or(self.start);
+        let first = self.tty && self.last.is_none();
+        let last = done >= self.total && (self.tty || self.last.is_some());
+        if !(first || last || since >= every) {
             return;
         }
         self.last = Some(now);
         let secs = (now - self.start).as_secs_f64();
         let rate = done as f64 / secs.max(1e-3);
-        let eta = if done > 0 { (self.total - done) as f64 / rate } else { f64::NAN };
-        let eta = if eta.is_finite() { format!("{:.0} s left", eta) } else { "…".into() };
+        let eta = if done > 0 {
+            self.total.saturating_sub(done) as f64 / rate
+        } else {
+            f64::NAN
+        };
+        let eta = if eta.is_finite() {
+            format!("{:.0} s left", eta)
+        } else {
+            "…".into()
+        };
         let line = format!("{}: {done}/{} done, {rate:.1}/s, {eta}", self.label, self.total);
         if self.tty {
             eprint!("\r\x1b[2K{line}");

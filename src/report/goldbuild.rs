@@ -239,7 +239,10 @@ pub fn judge_summary(
         count(ran.sent, "request", "requests"),
         failures.len(),
         if ran.retries > 0 {
-            format!(", {} after 429/5xx/timeouts", count(ran.retries, "retry", "retries"))
+            format!(
+                ", {} after 429/5xx/timeouts",
+                count(ran.retries, "retry", "retries")
+            )
         } else {
             String::new()
         },

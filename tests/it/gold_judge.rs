@@ -33,7 +33,10 @@ struct Seen {
 impl Seen {
     /// The prompt the client sent.
     fn prompt(&self) -> String {
-        self.body["messages"][0]["content"].as_str().unwrap_or("").to_string()
+        self.body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
     }
 }
 
@@ -110,7 +113,10 @@ fn serve(stream: TcpStream, state: &State) -> std::io::Result<()> {
             headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
         }
     }
-    let len: usize = headers.get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let len: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let mut body = vec![0; len];
     reader.read_exact(&mut body)?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -146,7 +152,12 @@ fn answer(seen: &Seen, state: &State) -> Reply {
     let anthropic = match seen.path.as_str() {
         "/v1/chat/completions" => false,
         "/v1/messages" => true,
-        p => return json_reply(404, json!({"error": {"message": format!("no route {p}"), "type": "not_found"}})),
+        p => {
+            return json_reply(
+                404,
+                json!({"error": {"message": format!("no route {p}"), "type": "not_found"}}),
+            )
+        }
     };
     let key = if anthropic {
         seen.headers.get("x-api-key").cloned()
@@ -163,7 +174,10 @@ fn answer(seen: &Seen, state: &State) -> Reply {
         );
     }
     if anthropic && seen.headers.get("anthropic-version").map(String::as_str) != Some("2023-06-01") {
-        return json_reply(400, json!({"type": "error", "error": {"type": "invalid_request_error", "message": "anthropic-version missing"}}));
+        return json_reply(
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": "anthropic-version missing"}}),
+        );
     }
     let model = seen.body["model"].as_str().unwrap_or("");
     if model == "no-such-model" {
@@ -268,7 +282,14 @@ fn read_sheet(p: &Path) -> Vec<Value> {
 /// `rgate gold judge SHEET ARGS…` with the key set and no proxy in the way.
 fn judge(server: &Server, sheet: &Path, args: &[&str]) -> Out {
     let mut c = rgate();
-    for v in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+    for v in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
         c.env_remove(v);
     }
     c.env_remove("ANTHROPIC_API_KEY")
@@ -282,7 +303,10 @@ fn judge(server: &Server, sheet: &Path, args: &[&str]) -> Out {
 }
 
 fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[test]
@@ -295,7 +319,13 @@ fn grades_are_stored_with_provenance_and_a_persons_grade_is_untouched() {
         &[
             row("q1", "rotate an api key", "c1", "Keys rotate under Settings [g2]"),
             row("q1", "rotate an api key", "c2", "Our office hours [g0]"),
-            person("q2", "delete a project", "c3", "Projects are deleted from [g3]", 1),
+            person(
+                "q2",
+                "delete a project",
+                "c3",
+                "Projects are deleted from [g3]",
+                1,
+            ),
         ],
     );
     let template = "Query: {query}\nPassage: {passage}\nGrade 0-3.";
@@ -318,7 +348,16 @@ fn grades_are_stored_with_provenance_and_a_persons_grade_is_untouched() {
         assert!(r["labeled_at"].is_string());
     }
     // The person's grade: exactly as it was, and not even asked about.
-    assert_eq!(rows[2], person("q2", "delete a project", "c3", "Projects are deleted from [g3]", 1));
+    assert_eq!(
+        rows[2],
+        person(
+            "q2",
+            "delete a project",
+            "c3",
+            "Projects are deleted from [g3]",
+            1
+        )
+    );
     let seen = server.seen();
     assert_eq!(seen.len(), 2);
     let mut prompts: Vec<String> = seen.iter().map(Seen::prompt).collect();
@@ -335,16 +374,37 @@ fn grades_are_stored_with_provenance_and_a_persons_grade_is_untouched() {
     assert_eq!(seen[0].headers["authorization"], format!("Bearer {KEY}"));
     assert_eq!(seen[0].body["model"], "judge-1");
     assert_eq!(seen[0].body["messages"][0]["role"], "user");
-    assert!(o.stderr.contains("gold judge (judge-1): 2 rows graded (0 from the cache)"), "{}", o.stderr);
-    assert!(o.stderr.contains("tokens: 20 in, 6 out (reported by 2 of 2 answers)"), "{}", o.stderr);
-    assert!(o.stderr.contains("1 row graded by someone else left alone"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("gold judge (judge-1): 2 rows graded (0 from the cache)"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("tokens: 20 in, 6 out (reported by 2 of 2 answers)"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("1 row graded by someone else left alone"),
+        "{}",
+        o.stderr
+    );
 
     // --name names the labeler; --second-opinion grades the person's row
     // too, beside the person's grade.
-    let o = judge(&server, &sheet, &["--model", "judge-1", "--name", "umbrela-v1", "--second-opinion"]);
+    let o = judge(
+        &server,
+        &sheet,
+        &["--model", "judge-1", "--name", "umbrela-v1", "--second-opinion"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     let rows = read_sheet(&sheet);
-    assert_eq!((rows[2]["grade"].clone(), rows[2]["source"].clone()), (json!(1), json!("person")));
+    assert_eq!(
+        (rows[2]["grade"].clone(), rows[2]["source"].clone()),
+        (json!(1), json!("person"))
+    );
     assert_eq!(rows[2]["opinions"][0]["grade"], 3);
     assert_eq!(rows[2]["opinions"][0]["source"], "model");
     assert_eq!(rows[2]["opinions"][0]["labeler"], "umbrela-v1");
@@ -358,14 +418,25 @@ fn grades_are_stored_with_provenance_and_a_persons_grade_is_untouched() {
 fn the_anthropic_wire_format() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let sheet = write_sheet(dir.path(), "s.jsonl", &[row("q1", "reset a password", "c1", "Use the reset link [g3]")]);
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[row("q1", "reset a password", "c1", "Use the reset link [g3]")],
+    );
     let mut c = rgate();
     c.env("ANTHROPIC_API_KEY", KEY)
         .env_remove("HTTP_PROXY")
         .env_remove("http_proxy")
         .args(["gold", "judge"])
         .arg(&sheet)
-        .args(["--provider", "anthropic", "--model", "claude-x", "--base-url", &server.addr]);
+        .args([
+            "--provider",
+            "anthropic",
+            "--model",
+            "claude-x",
+            "--base-url",
+            &server.addr,
+        ]);
     let o = run(c);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let seen = server.seen();
@@ -377,7 +448,10 @@ fn the_anthropic_wire_format() {
     assert!(seen[0].body["max_tokens"].as_u64().unwrap() > 0);
     assert_eq!(seen[0].body["model"], "claude-x");
     let rows = read_sheet(&sheet);
-    assert_eq!((rows[0]["grade"].clone(), rows[0]["labeler"].clone()), (json!(3), json!("claude-x")));
+    assert_eq!(
+        (rows[0]["grade"].clone(), rows[0]["labeler"].clone()),
+        (json!(3), json!("claude-x"))
+    );
     assert!(o.stderr.contains("tokens: 10 in, 3 out"), "{}", o.stderr);
 }
 
@@ -402,7 +476,11 @@ fn rate_limits_and_server_errors_are_retried_within_bounds() {
     let grades: Vec<Value> = rows.iter().map(|r| r["grade"].clone()).collect();
     assert_eq!(grades, [json!(1), json!(2), Value::Null, json!(3)]);
     let seen = server.seen();
-    let tries = |marker: &str| seen.iter().filter(|s| s.prompt().contains(marker)).collect::<Vec<_>>();
+    let tries = |marker: &str| {
+        seen.iter()
+            .filter(|s| s.prompt().contains(marker))
+            .collect::<Vec<_>>()
+    };
     // 429 then the answer, the second at least the asked-for second later.
     let limited = tries("[429]");
     assert_eq!(limited.len(), 2);
@@ -412,8 +490,17 @@ fn rate_limits_and_server_errors_are_retried_within_bounds() {
     assert_eq!(tries("[500always]").len(), 6);
     // Timed out once, answered on the retry.
     assert_eq!(tries("[slow]").len(), 2);
-    assert!(o.stderr.contains("4 requests sent: 3 answered, 1 failed"), "{}", o.stderr);
-    assert!(o.stderr.contains("failed: HTTP 500: <html>upstream error</html> (after 5 retries)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("4 requests sent: 3 answered, 1 failed"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("failed: HTTP 500: <html>upstream error</html> (after 5 retries)"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -431,9 +518,17 @@ fn malformed_and_ambiguous_answers_are_counted_failures() {
     );
     let o = judge(&server, &sheet, &["--model", "m"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
-    assert!(o.stderr.contains("3 requests sent: 1 answered, 2 failed"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("3 requests sent: 1 answered, 2 failed"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("the answer is not JSON"), "{}", o.stderr);
-    assert!(o.stderr.contains("the answer gives different grades (1, 3)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("the answer gives different grades (1, 3)"),
+        "{}",
+        o.stderr
+    );
     assert!(!o.stderr.contains("panicked"));
     let rows = read_sheet(&sheet);
     assert_eq!(rows[0]["grade"], Value::Null);
@@ -452,10 +547,21 @@ fn no_more_than_concurrency_requests_are_in_flight() {
         server.state.hold_for.store(n, Ordering::SeqCst);
         let dir = tempfile::tempdir().unwrap();
         let rows: Vec<Value> = (0..8)
-            .map(|i| row("q1", "q one", &format!("c{i}"), &format!("passage {i} [hold] [g1]")))
+            .map(|i| {
+                row(
+                    "q1",
+                    "q one",
+                    &format!("c{i}"),
+                    &format!("passage {i} [hold] [g1]"),
+                )
+            })
             .collect();
         let sheet = write_sheet(dir.path(), "s.jsonl", &rows);
-        let o = judge(&server, &sheet, &["--model", "m", "--concurrency", &n.to_string()]);
+        let o = judge(
+            &server,
+            &sheet,
+            &["--model", "m", "--concurrency", &n.to_string()],
+        );
         assert_eq!(o.code, 0, "{}", o.stderr);
         assert_eq!(server.requests(), 8);
         // The server holds each request until n are in flight, and a while
@@ -488,7 +594,11 @@ fn the_cache_answers_a_repeated_run_and_keys_on_the_model() {
     let o = judge(&server, &again, &["--model", "m1"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(server.requests(), 0);
-    assert!(o.stderr.contains("3 rows graded (3 from the cache)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("3 rows graded (3 from the cache)"),
+        "{}",
+        o.stderr
+    );
     let strip = |s: &str| s.lines().map(|l| l.to_string()).collect::<Vec<_>>();
     assert_eq!(strip(&fs::read_to_string(&again).unwrap()), strip(&graded));
 
@@ -502,12 +612,20 @@ fn the_cache_answers_a_repeated_run_and_keys_on_the_model() {
     let mut f = fs::OpenOptions::new().append(true).open(&cache).unwrap();
     f.write_all(b"{\"key\":\"abc\",\"gr").unwrap();
     server.reset();
-    let torn = write_sheet(dir.path(), "torn.jsonl", &[row("q2", "q two", "c1", "new [g3]"), rows[0].clone()]);
+    let torn = write_sheet(
+        dir.path(),
+        "torn.jsonl",
+        &[row("q2", "q two", "c1", "new [g3]"), rows[0].clone()],
+    );
     let o = judge(&server, &torn, &["--model", "m1"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(server.requests(), 1);
     assert!(o.stderr.contains("1 line of"), "{}", o.stderr);
-    let lines: Vec<String> = fs::read_to_string(&cache).unwrap().lines().map(str::to_string).collect();
+    let lines: Vec<String> = fs::read_to_string(&cache)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
     assert_eq!(lines.len(), 6);
     assert!(serde_json::from_str::<Value>(lines.last().unwrap()).is_ok());
 }
@@ -516,21 +634,42 @@ fn the_cache_answers_a_repeated_run_and_keys_on_the_model() {
 fn max_requests_is_the_budget() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let rows: Vec<Value> = (0..5).map(|i| row("q1", "q one", &format!("c{i}"), &format!("p{i} [g1]"))).collect();
+    let rows: Vec<Value> = (0..5)
+        .map(|i| row("q1", "q one", &format!("c{i}"), &format!("p{i} [g1]")))
+        .collect();
     let sheet = write_sheet(dir.path(), "s.jsonl", &rows);
-    let o = judge(&server, &sheet, &["--model", "m", "--max-requests", "2", "--concurrency", "4"]);
+    let o = judge(
+        &server,
+        &sheet,
+        &["--model", "m", "--max-requests", "2", "--concurrency", "4"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(server.requests(), 2);
-    let graded = read_sheet(&sheet).iter().filter(|r| !r["grade"].is_null()).count();
+    let graded = read_sheet(&sheet)
+        .iter()
+        .filter(|r| !r["grade"].is_null())
+        .count();
     assert_eq!(graded, 2);
-    assert!(o.stderr.contains("3 requests beyond --max-requests not sent (3 rows stay ungraded)"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("3 requests beyond --max-requests not sent (3 rows stay ungraded)"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
 fn the_key_appears_in_no_output_sheet_cache_or_error() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let sheet = write_sheet(dir.path(), "s.jsonl", &[row("q1", "q one", "c1", "a [g1]"), row("q1", "q one", "c2", "b [garbage]")]);
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[
+            row("q1", "q one", "c1", "a [g1]"),
+            row("q1", "q one", "c2", "b [garbage]"),
+        ],
+    );
     let fragments = [KEY, "SECRET0123456789", "sk-test-", "abcdefKEYEND"];
     let clean = |what: &str, text: &str| {
         for f in fragments {
@@ -543,7 +682,10 @@ fn the_key_appears_in_no_output_sheet_cache_or_error() {
     clean("stdout", &o.stdout);
     clean("stderr", &o.stderr);
     clean("sheet", &fs::read_to_string(&sheet).unwrap());
-    clean("cache", &fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")).unwrap());
+    clean(
+        "cache",
+        &fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")).unwrap(),
+    );
     // A server that rejects the key and echoes it back: a clear error, exit
     // 2, the key scrubbed from what it echoed.
     let mut c = rgate();
@@ -555,8 +697,17 @@ fn the_key_appears_in_no_output_sheet_cache_or_error() {
         .args(["--model", "m", "--base-url", &format!("{}/v1", server.addr)]);
     let o = run(c);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("HTTP 401 (invalid_request_error): Incorrect API key provided: [key]"), "{}", o.stderr);
-    assert!(o.stderr.contains("hint: check --model, --base-url and the key"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("HTTP 401 (invalid_request_error): Incorrect API key provided: [key]"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("hint: check --model, --base-url and the key"),
+        "{}",
+        o.stderr
+    );
     clean("stderr", &o.stderr);
     clean("stdout", &o.stdout);
     // And a dry run.
@@ -581,7 +732,11 @@ fn a_dry_run_counts_requests_and_prompt_characters_and_sends_nothing() {
     let prompt = dir.path().join("p.txt");
     fs::write(&prompt, "Q={query} P={passage}").unwrap();
     let before = fs::read_to_string(&sheet).unwrap();
-    let o = judge(&server, &sheet, &["--model", "m", "--prompt", prompt.to_str().unwrap(), "--dry-run"]);
+    let o = judge(
+        &server,
+        &sheet,
+        &["--model", "m", "--prompt", prompt.to_str().unwrap(), "--dry-run"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     // By hand: "Q=café hours P=Open at 8 [g1]" is 29 characters (é is
     // one), "Q=café hours P=Closed Sundays [g0]" 34.
@@ -598,7 +753,10 @@ fn a_dry_run_counts_requests_and_prompt_characters_and_sends_nothing() {
     assert!(!dir.path().join(".rgate-judge-cache.jsonl").exists());
     // No key is needed to count.
     let mut c = rgate();
-    c.env_remove("OPENAI_API_KEY").args(["gold", "judge"]).arg(&sheet).args(["--model", "m", "--dry-run"]);
+    c.env_remove("OPENAI_API_KEY")
+        .args(["gold", "judge"])
+        .arg(&sheet)
+        .args(["--model", "m", "--dry-run"]);
     let o = run(c);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("would send 2 requests"), "{}", o.stdout);
@@ -615,11 +773,24 @@ fn the_canary_grades_keyword_only_passages_and_leaves_no_row() {
     let sheet = write_sheet(dir.path(), "s.jsonl", &rows);
     let prompt = dir.path().join("p.txt");
     fs::write(&prompt, "Q={query}\nP={passage}").unwrap();
-    let o = judge(&server, &sheet, &["--model", "m", "--canary", "2", "--prompt", prompt.to_str().unwrap()]);
+    let o = judge(
+        &server,
+        &sheet,
+        &[
+            "--model",
+            "m",
+            "--canary",
+            "2",
+            "--prompt",
+            prompt.to_str().unwrap(),
+        ],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     // The server grades a passage without a marker 2: both canaries fooled it.
     assert!(
-        o.stderr.contains("canary: 2 of 2 keyword-only passages graded relevant (grade >= 1; by grade 0/1/2/3: 0/0/2/0)"),
+        o.stderr.contains(
+            "canary: 2 of 2 keyword-only passages graded relevant (grade >= 1; by grade 0/1/2/3: 0/0/2/0)"
+        ),
         "{}",
         o.stderr
     );
@@ -639,7 +810,10 @@ fn the_canary_grades_keyword_only_passages_and_leaves_no_row() {
     }
     let after = read_sheet(&sheet);
     assert_eq!(after.len(), 2);
-    assert_eq!((after[0]["grade"].clone(), after[1]["grade"].clone()), (json!(2), json!(3)));
+    assert_eq!(
+        (after[0]["grade"].clone(), after[1]["grade"].clone()),
+        (json!(2), json!(3))
+    );
 }
 
 #[test]
@@ -659,13 +833,27 @@ fn bad_setups_are_clear_errors_before_anything_is_sent() {
     // A prompt without a placeholder names its file.
     let prompt = dir.path().join("p.txt");
     fs::write(&prompt, "Grade {query}.").unwrap();
-    let o = judge(&server, &sheet, &["--model", "m", "--prompt", prompt.to_str().unwrap()]);
+    let o = judge(
+        &server,
+        &sheet,
+        &["--model", "m", "--prompt", prompt.to_str().unwrap()],
+    );
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("p.txt: the prompt has no `{passage}` placeholder"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("p.txt: the prompt has no `{passage}` placeholder"),
+        "{}",
+        o.stderr
+    );
     // An unknown model stops the run with the server's words.
     let o = judge(&server, &sheet, &["--model", "no-such-model"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("HTTP 404 (not_found_error): model: no-such-model"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("HTTP 404 (not_found_error): model: no-such-model"),
+        "{}",
+        o.stderr
+    );
     assert_eq!(server.requests(), 1);
     assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
 }

@@ -87,7 +87,13 @@ impl Cache {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cache),
-            Err(e) => return Err(input_error(path, None, format!("cannot read the judge cache: {e}"))),
+            Err(e) => {
+                return Err(input_error(
+                    path,
+                    None,
+                    format!("cannot read the judge cache: {e}"),
+                ))
+            }
         };
         for line in bytes.split(|&b| b == b'\n') {
             let line = line.trim_ascii();
@@ -169,8 +175,22 @@ mod tests {
         assert_ne!(key("gpt-a"), key("gpt-b"));
         assert_eq!(key("gpt-a"), key("gpt-a"));
         // Length prefixes: moving a byte between two parts changes the key.
-        let a = Key { provider: "ab", base_url: "c", model: "", prompt_hash: "", query: "", passage: "" };
-        let b = Key { provider: "a", base_url: "bc", model: "", prompt_hash: "", query: "", passage: "" };
+        let a = Key {
+            provider: "ab",
+            base_url: "c",
+            model: "",
+            prompt_hash: "",
+            query: "",
+            passage: "",
+        };
+        let b = Key {
+            provider: "a",
+            base_url: "bc",
+            model: "",
+            prompt_hash: "",
+            query: "",
+            passage: "",
+        };
         assert_ne!(a.digest(), b.digest());
     }
 

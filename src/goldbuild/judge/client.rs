@@ -67,7 +67,11 @@ pub struct Secret(Option<String>);
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Secret(set)" } else { "Secret(none)" })
+        f.write_str(if self.0.is_some() {
+            "Secret(set)"
+        } else {
+            "Secret(none)"
+        })
     }
 }
 
@@ -193,7 +197,10 @@ impl Client {
 
     /// One request, no retry.
     pub fn send(&self, prompt: &str) -> Result<Answer, Failure> {
-        let mut req = self.agent.post(&self.url).header("content-type", "application/json");
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("content-type", "application/json");
         if let Some(k) = &self.key.0 {
             req = match self.provider {
                 Provider::OpenAi => req.header("authorization", format!("Bearer {k}")),
@@ -216,11 +223,7 @@ impl Client {
         };
         let retry_after = header("retry-after").and_then(|v| retry_after(&v, std::time::SystemTime::now()));
         let location = header("location");
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(BODY_LIMIT)
-            .read_to_string();
+        let body = resp.body_mut().with_config().limit(BODY_LIMIT).read_to_string();
         let body = match body {
             Ok(b) => b,
             Err(e) if (200..300).contains(&status) => {
@@ -261,10 +264,16 @@ impl Client {
                 message: format!("the connection failed: {}", self.clean(&e.to_string())),
                 retry_after: None,
             },
-            ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => {
-                Failure::Fatal(format!("cannot connect to {}: {}", self.url, self.clean(&e.to_string())))
-            }
-            e => Failure::Fatal(format!("request to {} failed: {}", self.url, self.clean(&e.to_string()))),
+            ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => Failure::Fatal(format!(
+                "cannot connect to {}: {}",
+                self.url,
+                self.clean(&e.to_string())
+            )),
+            e => Failure::Fatal(format!(
+                "request to {} failed: {}",
+                self.url,
+                self.clean(&e.to_string())
+            )),
         }
     }
 
@@ -308,9 +317,8 @@ impl Client {
 
     /// The answer's text and usage out of a 2xx body.
     fn parse(&self, body: &str) -> Result<Answer, Failure> {
-        let v: Value = serde_json::from_str(body).map_err(|e| {
-            Failure::Pair(format!("the answer is not JSON ({e}): {}", self.clean(body)))
-        })?;
+        let v: Value = serde_json::from_str(body)
+            .map_err(|e| Failure::Pair(format!("the answer is not JSON ({e}): {}", self.clean(body))))?;
         let num = |p: &str| v.pointer(p).and_then(Value::as_u64);
         let (text, usage) = match self.provider {
             Provider::OpenAi => (
@@ -368,7 +376,9 @@ fn http_date(v: &str) -> Option<i64> {
     if p.len() != 5 || p[4] != "GMT" {
         return None;
     }
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let m = MONTHS.iter().position(|&m| m == p[1])? + 1;
     let d: u32 = p[0].parse().ok()?;
     let y: u32 = p[2].parse().ok()?;
@@ -389,7 +399,10 @@ mod tests {
             retry_after("Sun, 06 Nov 1994 08:49:40 GMT", now),
             Some(Duration::from_secs(3))
         );
-        assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now),
+            Some(Duration::ZERO)
+        );
         assert_eq!(retry_after("soon", SystemTime::now()), None);
         assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:40 PST", now), None);
     }
@@ -397,7 +410,8 @@ mod tests {
     #[test]
     fn scrub_removes_the_key_and_its_echoes() {
         let s = Secret::new(Some("sk-test-0123456789abcdefWXYZ".into()));
-        let out = s.scrub("bad key sk-test-0123456789abcdefWXYZ, or sk-test-0***WXYZ? see 'sk-tes...89abcdefWXYZ'.");
+        let out = s
+            .scrub("bad key sk-test-0123456789abcdefWXYZ, or sk-test-0***WXYZ? see 'sk-tes...89abcdefWXYZ'.");
         assert!(!out.contains("0123456789abcdef"), "{out}");
         assert!(!out.contains("sk-test-0"), "{out}");
         assert!(!out.contains("abcdefWXYZ"), "{out}");

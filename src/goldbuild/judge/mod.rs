@@ -145,7 +145,9 @@ pub fn plan(rows: &[SheetRow], setup: &Setup, cache: &Cache) -> Plan {
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
     let mine = |o: &Opinion| {
-        o.source == MODEL && o.labeler.as_deref() == Some(&setup.labeler) && o.prompt.as_deref() == Some(&hash)
+        o.source == MODEL
+            && o.labeler.as_deref() == Some(&setup.labeler)
+            && o.prompt.as_deref() == Some(&hash)
     };
     for r in rows {
         if r.all_opinions().any(|o| mine(&o)) {
@@ -572,7 +574,10 @@ mod tests {
 
     #[test]
     fn a_canary_is_the_querys_words_and_nothing_else() {
-        assert_eq!(canary_passage("reset a password?"), "reset a password a password reset password reset a");
+        assert_eq!(
+            canary_passage("reset a password?"),
+            "reset a password a password reset password reset a"
+        );
         assert_eq!(canary_passage("?!"), "");
     }
 }

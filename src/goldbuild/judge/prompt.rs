@@ -141,7 +141,8 @@ pub fn parse_grade(answer: &str) -> Result<i32, String> {
 /// The integer after a label: `: 2`, ` = 2`, `** 2`, ` is 2`; none if the
 /// label is followed by other words.
 fn number_after(s: &str) -> Option<i64> {
-    let s = s.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | '*' | '#' | '-' | '('));
+    let s =
+        s.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | '*' | '#' | '-' | '('));
     let s = s.strip_prefix("is ").unwrap_or(s).trim_start();
     let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
     if digits.is_empty() {
@@ -204,7 +205,11 @@ mod tests {
             "The passage has 2 pages",
             "upgrade: 3",
         ] {
-            assert!(parse_grade(answer).is_err(), "{answer:?} -> {:?}", parse_grade(answer));
+            assert!(
+                parse_grade(answer).is_err(),
+                "{answer:?} -> {:?}",
+                parse_grade(answer)
+            );
         }
     }
 
