@@ -421,11 +421,28 @@ pub struct SuggestArgs {
     /// The labeling sheet
     #[arg(value_name = "SHEET")]
     pub sheet: PathBuf,
-    /// The program and its arguments (no shell): reads {"query_id", "query",
-    /// "chunk_id", "text"} lines, writes {"query_id", "chunk_id", "grade"} lines
-    #[arg(long, required = true, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
-    pub command: Vec<String>,
-    /// The name its grades are recorded under [default: the program's name]
+    /// The program and its arguments as one quoted string, split as a POSIX
+    /// shell splits words (no shell runs it), e.g. --command "python3
+    /// judge.py --model m"; or give them last, after `--`. It reads
+    /// {"query_id", "query", "chunk_id", "text"} lines and writes
+    /// {"query_id", "chunk_id", "grade"} lines
+    #[arg(
+        long,
+        value_name = "CMD",
+        required_unless_present = "argv",
+        conflicts_with = "argv"
+    )]
+    pub command: Option<String>,
+    /// Words that followed --command's one value (the old `--command prog
+    /// args` form): refused with a hint rather than clap's bare "unexpected
+    /// argument"
+    #[arg(hide = true, value_name = "WORDS")]
+    pub stray: Vec<String>,
+    /// The program and its arguments, taken as they are (after `--`)
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub argv: Vec<String>,
+    /// The name its grades are recorded under [default: the script's file
+    /// name, e.g. judge.py for `python3 judge.py`, else the program's]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Stop the command after this many seconds

@@ -157,13 +157,58 @@ fn waiting(quiet: bool) -> impl FnMut(&str) {
     }
 }
 
+/// The command `gold suggest` runs: `--command`'s string split into words
+/// as a POSIX shell would (quotes and backslashes; no expansion), or the
+/// words after `--` as given.
+fn suggest_command(args: &SuggestArgs) -> Result<Vec<String>> {
+    if let (Some(first), None) = (args.stray.first(), &args.command) {
+        return Err(usage_error(
+            format!("unexpected argument `{}`", printable(first)),
+            "give the command last, after `--` (-- PROGRAM ARGS...), or as --command \"PROGRAM ARGS\"",
+        ));
+    }
+    if let Some(first) = args.stray.first() {
+        let given = args.command.as_deref().unwrap_or("");
+        return Err(usage_error(
+            format!(
+                "`{}` follows --command `{}`, which takes the whole command as one string",
+                printable(first),
+                printable(given)
+            ),
+            format!(
+                "quote it, --command \"{} {}\", or put it last: -- {} {}",
+                printable(given),
+                printable(&args.stray.join(" ")),
+                printable(given),
+                printable(&args.stray.join(" "))
+            ),
+        ));
+    }
+    let words = match &args.command {
+        Some(line) => shlex::split(line).ok_or_else(|| {
+            usage_error(
+                format!("--command `{}` has an unclosed quote or a trailing backslash", printable(line)),
+                "quote the command as a shell would: --command \"python3 'my judge.py' --model m\", or put it last: -- python3 'my judge.py' --model m",
+            )
+        })?,
+        None => args.argv.clone(),
+    };
+    if words.first().is_none_or(|w| w.is_empty()) {
+        return Err(usage_error(
+            "--command names no program",
+            "give the program and its arguments: --command \"python3 judge.py\", or -- python3 judge.py",
+        ));
+    }
+    Ok(words)
+}
+
 pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
+    let command = suggest_command(args)?;
     let rows = sheet::read(&args.sheet)?;
-    let name = args.name.clone().unwrap_or_else(|| {
-        std::path::Path::new(&args.command[0])
-            .file_name()
-            .map_or_else(|| args.command[0].clone(), |n| n.to_string_lossy().into_owned())
-    });
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| suggest::default_name(&command));
     let asked = suggest::requests(&rows).len();
     let mut bar = super::Progress::new(
         format!("gold suggest ({})", printable(&name)),
@@ -172,7 +217,7 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
     );
     let s = suggest::suggest(
         &rows,
-        &args.command,
+        &command,
         Duration::from_secs(args.timeout_s.max(1)),
         &mut |n| bar.update(n),
     );
