@@ -386,9 +386,10 @@ pub struct SampleArgs {
 
 #[derive(Debug, Args)]
 pub struct PoolArgs {
-    /// The queries: `gold sample`'s output, or any gold set
-    #[arg(long, value_name = "FILE")]
-    pub queries: PathBuf,
+    /// The queries: `gold sample`'s output, or any gold set (with --holes:
+    /// default the --gold set's queries)
+    #[arg(long, value_name = "FILE", required_unless_present = "holes")]
+    pub queries: Option<PathBuf>,
     /// A run to pool from (repeat for each retriever)
     #[arg(long = "run", required = true, value_name = "FILE")]
     pub runs: Vec<PathBuf>,
@@ -404,6 +405,14 @@ pub struct PoolArgs {
     /// Seed of the candidates' order within a query
     #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
     pub seed: u64,
+    /// Only the holes: the pairs in the runs' top K that --gold has no
+    /// label for (the chunks judged@K counts as unjudged)
+    #[arg(long, requires = "gold_set")]
+    pub holes: bool,
+    /// With --holes and span labels: the chunk map locating the runs' ids
+    /// (JSONL {id, doc, start, end})
+    #[arg(long, value_name = "FILE", requires = "holes")]
+    pub chunks: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

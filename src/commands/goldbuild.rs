@@ -79,20 +79,27 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
     }
     let mut guard = Guard::default();
     guard
-        .file(&args.queries, "the queries")
+        .maybe(args.queries.as_ref(), "the queries")
         .maybe(args.corpus.as_ref(), "the corpus")
-        .maybe(args.gold_set.as_ref(), "the gold set");
+        .maybe(args.gold_set.as_ref(), "the gold set")
+        .maybe(args.chunks.as_ref(), "the chunk map");
     for r in &args.runs {
         guard.file(r, "a run");
     }
     guard.check(global.output.as_deref())?;
+    let chunks = match &args.chunks {
+        Some(c) => Some(std::sync::Arc::new(ChunkMap::load(c)?)),
+        None => None,
+    };
     let (rows, warnings) = pool::pool(&PoolInputs {
-        queries: &args.queries,
+        queries: args.queries.as_deref(),
         runs: &args.runs,
         depth: args.depth,
         corpus: args.corpus.as_deref(),
         gold: args.gold_set.as_deref(),
         seed: args.seed,
+        holes: args.holes,
+        chunks,
     })?;
     warnings.emit(global.quiet);
     let queries = rows
@@ -100,14 +107,29 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         .map(|r| r.query_id.as_str())
         .collect::<std::collections::HashSet<_>>()
         .len();
-    let summary = format!(
-        "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
-        count(rows.len(), "candidate", "candidates"),
-        count(queries, "query", "queries"),
-        count(args.runs.len(), "run", "runs"),
-        args.depth,
-        rows.iter().filter(|r| r.grade.is_some()).count()
-    );
+    let summary = if args.holes {
+        format!(
+            "pooled {} for {} from {} (depth {}): the top-{} chunks {} has no label for",
+            count(rows.len(), "hole", "holes"),
+            count(queries, "query", "queries"),
+            count(args.runs.len(), "run", "runs"),
+            args.depth,
+            args.depth,
+            args.gold_set
+                .as_deref()
+                .map(crate::escape::path)
+                .unwrap_or_default()
+        )
+    } else {
+        format!(
+            "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
+            count(rows.len(), "candidate", "candidates"),
+            count(queries, "query", "queries"),
+            count(args.runs.len(), "run", "runs"),
+            args.depth,
+            rows.iter().filter(|r| r.grade.is_some()).count()
+        )
+    };
     match global.output.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(path) => {
             if global.format.is_some() && SheetFormat::of(path) != SheetFormat::Csv {
