@@ -348,6 +348,47 @@ pub enum GoldCommand {
     Import(ImportArgs),
     /// Rewrite chunk-id labels as span labels through the old chunking's map
     Migrate(MigrateArgs),
+    /// How far two sources of grades agree (model vs person, person vs person): kappa, confusion
+    Agreement(AgreementArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// A labeling sheet (JSONL or .csv), or a gold set whose provenance
+    /// keeps the other grades (`gold import` carries them from the sheet)
+    #[arg(value_name = "SHEET_OR_GOLD")]
+    pub input: PathBuf,
+    /// The two sources to compare, each `model`, `person`, or a labeler's
+    /// name (e.g. gpt-4o,ana; person,person for two people)
+    #[arg(long, default_value = "model,person", value_name = "A,B", value_parser = parse_between)]
+    pub between: (String, String),
+    /// Lowest grade that counts as relevant for Cohen's kappa (1-3)
+    #[arg(long, default_value_t = 1, value_name = "L", allow_negative_numbers = true, value_parser = parse_agreement_level)]
+    pub relevance_level: i32,
+}
+
+/// `--between A,B`: two non-empty names.
+fn parse_between(s: &str) -> Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{s}` is not two sources A,B\nhint: each is `model`, `person` or a labeler's name: --between model,person"
+        )),
+    }
+}
+
+/// `--relevance-level` of `gold agreement`: grades are 0-3, so a level
+/// past 3 would make every pair "not relevant".
+fn parse_agreement_level(s: &str) -> Result<i32, String> {
+    let level = parse_relevance_level(s)?;
+    if level > 3 {
+        return Err(format!(
+            "relevance level {level} is above the highest grade, 3\nhint: sheets grade 0-3; use 1 (the default), 2 or 3"
+        ));
+    }
+    Ok(level)
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,9 @@ use serde_json::json;
 
 use super::output::Guard;
 use crate::chunks::ChunkMap;
-use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
+use crate::cli::{
+    AgreementArgs, Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs,
+};
 use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
@@ -617,6 +619,49 @@ fn fit(s: &str, width: usize) -> String {
         end = i + c.len_utf8();
     }
     s[..end].to_string()
+}
+
+/// `gold agreement`: the figures for two sources on the pairs both graded.
+/// No pair graded by both is an error (exit 2) saying how to get some: a
+/// report of nothing would read as a result.
+pub fn agreement(args: &AgreementArgs, global: &Global) -> Result<u8> {
+    use crate::goldbuild::agreement::{self, Side};
+    Guard::default()
+        .file(&args.input, "the sheet or gold set")
+        .check(global.output.as_deref())?;
+    let (a, b) = (Side::parse(&args.between.0), Side::parse(&args.between.1));
+    if a == b && matches!(a, Side::Labeler(_)) {
+        return Err(usage_error(
+            format!("--between names {} twice", printable(a.name())),
+            "compare two sources: --between model,person, --between person,person, or two labelers' names",
+        ));
+    }
+    let (input, items, warnings) = agreement::load(&args.input)?;
+    warnings.emit(global.quiet);
+    let r = agreement::agreement(&items, &a, &b, args.relevance_level);
+    if r.all.n == 0 {
+        return Err(usage_error(
+            format!(
+                "{}: no pair was graded by both {} and {} ({} in all; {} by {} only, {} by {} only)",
+                crate::escape::path(&args.input),
+                printable(a.name()),
+                printable(b.name()),
+                count(r.pairs, "pair", "pairs"),
+                r.only_a,
+                printable(a.name()),
+                r.only_b,
+                printable(b.name()),
+            ),
+            "grade the same pairs twice: `rgate gold label SHEET --blind --labeler NAME` for a second person, or a model's pass before people verify it; a gold set keeps them only when imported from such a sheet",
+        ));
+    }
+    let text = match global.format() {
+        Format::Json => crate::report::agreement::json(&args.input, input, &r),
+        Format::Markdown => crate::report::agreement::markdown(&args.input, &r),
+        _ => crate::report::agreement::text(&args.input, &r),
+    };
+    emit(global.output.as_deref(), &text)?;
+    Ok(0)
 }
 
 #[cfg(test)]

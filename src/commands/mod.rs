@@ -120,6 +120,7 @@ pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
         Command::Gold(GoldCommand::Suggest(_)) => only("gold suggest", &[]),
         Command::Gold(GoldCommand::Import(_)) => only("gold import", &[Table, Json]),
         Command::Gold(GoldCommand::Migrate(_)) => only("gold migrate", &[Table, Json]),
+        Command::Gold(GoldCommand::Agreement(_)) => only("gold agreement", &[Table, Json, Markdown]),
         Command::Completions { .. } => only("completions", &[]),
         Command::Man { .. } => only("man", &[]),
         Command::Init => only("init", &[]),

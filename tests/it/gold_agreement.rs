@@ -1,5 +1,6 @@
-//! Issue 27 items 5 and 8: `gold pool --holes` against a hand-computed
-//! set (and through the command the gate's judged@k warning prints), and
+//! Issue 27 items 5, 6 (agreement) and 8: `gold agreement` against values
+//! computed independently, `gold pool --holes` against a hand-computed set
+//! (and through the command the gate's judged@k warning prints), and
 //! `gold suggest --command` keeping rgate's own flags.
 
 use crate::common;
@@ -8,6 +9,275 @@ use std::collections::BTreeSet;
 
 use common::TestProject;
 use serde_json::{json, Value};
+
+/// Ten (model, person) grade pairs in two strata, each a sheet row graded by
+/// ana (a person) with gpt-4o's grade kept as an opinion (as `give` leaves
+/// a row a person graded after the model), and one row only the model
+/// graded. The pairs are those of the unit test in
+/// src/goldbuild/agreement.rs, worked by hand there.
+const PAIRS: [(&str, &str, i32, i32); 10] = [
+    ("q1", "how-to", 0, 0),
+    ("q1", "how-to", 0, 0),
+    ("q1", "how-to", 0, 1),
+    ("q2", "how-to", 1, 1),
+    ("q2", "how-to", 1, 2),
+    ("q3", "lookup", 2, 2),
+    ("q3", "lookup", 2, 2),
+    ("q3", "lookup", 3, 2),
+    ("q4", "lookup", 3, 3),
+    ("q4", "lookup", 1, 0),
+];
+
+fn sheet() -> String {
+    let mut s = String::new();
+    for (i, (q, stratum, model, person)) in PAIRS.iter().enumerate() {
+        let row = json!({"query_id": q, "query": format!("text of {q}"), "stratum": stratum,
+            "chunk_id": format!("c{i}"), "text": "chunk", "grade": person, "source": "person",
+            "labeler": "ana", "verified": true,
+            "opinions": [{"grade": model, "source": "model", "labeler": "gpt-4o", "prompt": "ab12"}]});
+        s.push_str(&format!("{row}\n"));
+    }
+    s.push_str(&format!(
+        "{}\n",
+        json!({"query_id": "q5", "stratum": "lookup", "chunk_id": "c99", "grade": 2,
+            "source": "model", "labeler": "gpt-4o", "verified": false})
+    ));
+    s
+}
+
+/// Values from scikit-learn 1.9.1, computed once (the test does not need
+/// it):
+///
+/// ```text
+/// from sklearn.metrics import cohen_kappa_score as k
+/// # a = model grades, b = person grades of PAIRS (all, or one stratum)
+/// k([int(x >= L) for x in a], [int(y >= L) for y in b])        # kappa
+/// k(a, b, weights="quadratic", labels=[0, 1, 2, 3])            # weighted
+/// ```
+///
+/// (level, stratum, kappa, weighted kappa):
+const SKLEARN: [(i32, &str, f64, f64); 6] = [
+    (1, "all", 0.5238095238095238, 0.8198198198198198),
+    (1, "how-to", 0.6153846153846154, 0.5833333333333333),
+    (1, "lookup", 0.0, 0.7619047619047619),
+    (2, "all", 0.8, 0.8198198198198198),
+    (2, "how-to", 0.0, 0.5833333333333333),
+    (2, "lookup", 1.0, 0.7619047619047619),
+];
+
+fn scope<'a>(v: &'a Value, stratum: &str) -> &'a Value {
+    if stratum == "all" {
+        return &v["all"];
+    }
+    v["strata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stratum"] == stratum)
+        .unwrap_or_else(|| panic!("no stratum {stratum} in {v}"))
+}
+
+fn close(v: &Value, want: f64) -> bool {
+    v.as_f64().is_some_and(|x| (x - want).abs() < 1e-12)
+}
+
+/// The figures of every scope, checked against scikit-learn and by hand.
+fn check_figures(p: &TestProject, input: &str) {
+    for level in [1, 2] {
+        let (code, v) = p.json(&[
+            "gold",
+            "agreement",
+            input,
+            "--relevance-level",
+            &level.to_string(),
+        ]);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["between"], json!(["model", "person"]));
+        assert_eq!(v["all"]["n"], 10, "{v}");
+        // 6 of 10 pairs share their grade; by stratum 3 of 5 each.
+        assert!(close(&v["all"]["agreement"], 0.6), "{v}");
+        assert!(close(&scope(&v, "how-to")["agreement"], 0.6), "{v}");
+        for (l, stratum, kappa, weighted) in SKLEARN.iter().filter(|s| s.0 == level) {
+            let s = scope(&v, stratum);
+            assert!(close(&s["kappa"], *kappa), "level {l} {stratum}: {s}");
+            assert!(close(&s["weighted_kappa"], *weighted), "level {l} {stratum}: {s}");
+            assert_eq!(s["kappa_undefined"], Value::Null);
+        }
+        // Rows: the model's grade; columns: the person's (counted from PAIRS).
+        assert_eq!(
+            v["all"]["confusion"],
+            json!([[2, 1, 0, 0], [1, 1, 1, 0], [0, 0, 2, 0], [0, 0, 1, 1]])
+        );
+        assert_eq!(v["labelers"], json!({"a": {"gpt-4o": 10}, "b": {"ana": 10}}));
+    }
+}
+
+#[test]
+fn agreement_on_a_sheet_equals_scikit_learns_kappas() {
+    let p = TestProject::new().with_file("sheet.jsonl", sheet());
+    check_figures(&p, "sheet.jsonl");
+    let (_, v) = p.json(&["gold", "agreement", "sheet.jsonl"]);
+    // The row only the model graded is counted, not compared.
+    assert_eq!((v["pairs"].clone(), v["only_a"].clone()), (json!(11), json!(1)));
+    assert_eq!(v["kind"], "sheet");
+
+    let o = p.run(&["gold", "agreement", "sheet.jsonl"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with(
+            "gold agreement: model vs person on the 10 of 11 pairs both graded, in sheet.jsonl (relevant = grade >= 1)\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("all      10      0.600  0.524           0.820           0.700            0.700"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("model: gpt-4o (10); person: ana (10)"),
+        "{}",
+        o.stdout
+    );
+    let md = p.run(&["gold", "agreement", "sheet.jsonl", "--format", "markdown"]);
+    assert!(
+        md.stdout.contains("| all | 10 | 0.600 | 0.524 | 0.820 |"),
+        "{}",
+        md.stdout
+    );
+    // A CSV copy of the sheet (opinions in their JSON cell) reads the same.
+    let rows = rgate::goldbuild::sheet::read(&p.path("sheet.jsonl")).unwrap();
+    p.write(
+        "sheet.csv",
+        rgate::goldbuild::sheet::render(&rows, rgate::goldbuild::sheet::SheetFormat::Csv).unwrap(),
+    );
+    check_figures(&p, "sheet.csv");
+}
+
+/// `gold import` carries the sheet's other grades into the gold set's
+/// provenance, so the agreement can be read from the gold set too, with the
+/// same figures.
+#[test]
+fn agreement_on_an_imported_gold_set_is_the_sheets() {
+    let p = TestProject::new().with_file("sheet.jsonl", sheet());
+    let o = p.run(&["gold", "import", "sheet.jsonl", "--into", "gold.yaml"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let gold = p.read("gold.yaml");
+    assert!(gold.contains("opinions"), "{gold}");
+    assert!(gold.contains("gpt-4o"), "{gold}");
+    check_figures(&p, "gold.yaml");
+    let (_, v) = p.json(&["gold", "agreement", "gold.yaml"]);
+    assert_eq!(v["kind"], "gold");
+    // The unverified model row was not imported: 10 labels, all compared.
+    assert_eq!((v["pairs"].clone(), v["only_a"].clone()), (json!(10), json!(0)));
+    // And the gold set still validates and evaluates as before.
+    let o = p.run(&["gold", "validate", "--gold", "gold.yaml"]);
+    assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
+}
+
+#[test]
+fn two_people_and_named_labelers() {
+    // ana's own grade, bo's blind second opinion beside it, a model's too.
+    let rows = [("c1", 2, 2, 3), ("c2", 0, 1, 0), ("c3", 1, 1, 1), ("c4", 3, 2, 3)];
+    let mut s = String::new();
+    for (c, ana, bo, model) in rows {
+        s.push_str(&format!(
+            "{}\n",
+            json!({"query_id": "q1", "stratum": "s", "chunk_id": c, "grade": ana, "source": "person",
+                "labeler": "ana", "verified": true, "opinions": [
+                    {"grade": model, "source": "model", "labeler": "m1"},
+                    {"grade": bo, "source": "person", "labeler": "bo"}]})
+        ));
+    }
+    let p = TestProject::new().with_file("sheet.jsonl", s);
+    // person,person: ana (the row's own) against bo.
+    let (code, v) = p.json(&["gold", "agreement", "sheet.jsonl", "--between", "person,person"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["labelers"], json!({"a": {"ana": 4}, "b": {"bo": 4}}));
+    assert_eq!(
+        v["all"]["confusion"],
+        json!([[0, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0]])
+    );
+    // By hand: 2 of 4 the same. Relevant (>= 1): ana's 2,0,1,3 -> 3; bo's
+    // 2,1,1,2 -> 4; the two agree on 3 of 4; p_e = 0.75·1 + 0.25·0 =
+    // 0.75; kappa = (0.75 - 0.75) / 0.25 = 0.
+    assert!(close(&v["all"]["agreement"], 0.5), "{v}");
+    assert!(close(&v["all"]["kappa"], 0.0), "{v}");
+    // Named: the model m1 against bo.
+    let (_, v) = p.json(&["gold", "agreement", "sheet.jsonl", "--between", "m1,bo"]);
+    assert_eq!(v["labelers"], json!({"a": {"m1": 4}, "b": {"bo": 4}}));
+    assert_eq!(v["all"]["confusion"][0][1], 1);
+    // The same name twice is refused.
+    let o = p.run(&["gold", "agreement", "sheet.jsonl", "--between", "bo,bo"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("--between names bo twice"), "{}", o.stderr);
+    let o = p.run(&["gold", "agreement", "sheet.jsonl", "--between", "model"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("is not two sources A,B"), "{}", o.stderr);
+}
+
+#[test]
+fn an_undefined_kappa_is_null_with_its_reason() {
+    // Both call every pair not relevant: chance agreement is total.
+    let mut s = String::new();
+    for c in ["c1", "c2"] {
+        s.push_str(&format!(
+            "{}\n",
+            json!({"query_id": "q1", "chunk_id": c, "grade": 0, "source": "person", "labeler": "ana",
+                "verified": true, "opinions": [{"grade": 0, "source": "model", "labeler": "m"}]})
+        ));
+    }
+    let p = TestProject::new().with_file("sheet.jsonl", s);
+    let (code, v) = p.json(&["gold", "agreement", "sheet.jsonl"]);
+    assert_eq!(code, 0, "{v}");
+    let all = &v["all"];
+    assert_eq!(all["kappa"], Value::Null);
+    assert_eq!(
+        all["kappa_undefined"],
+        "one class only: both sides called every pair not relevant"
+    );
+    assert_eq!(all["weighted_kappa"], Value::Null);
+    assert_eq!(
+        all["weighted_kappa_undefined"],
+        "one grade only: both sides gave every pair grade 0"
+    );
+    assert!(close(&all["agreement"], 1.0));
+    // A row with no stratum is in "default".
+    assert_eq!(v["strata"][0]["stratum"], "default");
+    let o = p.run(&["gold", "agreement", "sheet.jsonl"]);
+    assert!(
+        o.stdout
+            .contains("kappa on all is undefined: one class only: both sides called every pair not relevant"),
+        "{}",
+        o.stdout
+    );
+    assert!(!o.stdout.contains("NaN"), "{}", o.stdout);
+}
+
+#[test]
+fn no_pair_graded_by_both_is_an_error_that_says_how_to_get_some() {
+    let p = TestProject::new().with_file(
+        "sheet.jsonl",
+        "{\"query_id\":\"q1\",\"chunk_id\":\"c1\",\"grade\":1,\"source\":\"person\",\"labeler\":\"ana\",\"verified\":true}\n",
+    );
+    let o = p.run(&["gold", "agreement", "sheet.jsonl"]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(
+            "sheet.jsonl: no pair was graded by both model and person (1 pair in all; 0 by model only, 1 by person only)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("hint: grade the same pairs twice"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.stdout, "");
+}
 
 // ---- gold pool --holes ------------------------------------------------------
 
