@@ -350,6 +350,47 @@ pub enum GoldCommand {
     Import(ImportArgs),
     /// Rewrite chunk-id labels as span labels through the old chunking's map
     Migrate(MigrateArgs),
+    /// How far two sources of grades agree (model vs person, person vs person): kappa, confusion
+    Agreement(AgreementArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// A labeling sheet (JSONL or .csv), or a gold set whose provenance
+    /// keeps the other grades (`gold import` carries them from the sheet)
+    #[arg(value_name = "SHEET_OR_GOLD")]
+    pub input: PathBuf,
+    /// The two sources to compare, each `model`, `person`, or a labeler's
+    /// name (e.g. gpt-4o,ana; person,person for two people)
+    #[arg(long, default_value = "model,person", value_name = "A,B", value_parser = parse_between)]
+    pub between: (String, String),
+    /// Lowest grade that counts as relevant for Cohen's kappa (1-3)
+    #[arg(long, default_value_t = 1, value_name = "L", allow_negative_numbers = true, value_parser = parse_agreement_level)]
+    pub relevance_level: i32,
+}
+
+/// `--between A,B`: two non-empty names.
+fn parse_between(s: &str) -> Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',') => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{s}` is not two sources A,B\nhint: each is `model`, `person` or a labeler's name: --between model,person"
+        )),
+    }
+}
+
+/// `--relevance-level` of `gold agreement`: grades are 0-3, so a level
+/// past 3 would make every pair "not relevant".
+fn parse_agreement_level(s: &str) -> Result<i32, String> {
+    let level = parse_relevance_level(s)?;
+    if level > 3 {
+        return Err(format!(
+            "relevance level {level} is above the highest grade, 3\nhint: sheets grade 0-3; use 1 (the default), 2 or 3"
+        ));
+    }
+    Ok(level)
 }
 
 #[derive(Debug, Args)]
@@ -388,9 +429,10 @@ pub struct SampleArgs {
 
 #[derive(Debug, Args)]
 pub struct PoolArgs {
-    /// The queries: `gold sample`'s output, or any gold set
-    #[arg(long, value_name = "FILE")]
-    pub queries: PathBuf,
+    /// The queries: `gold sample`'s output, or any gold set (with --holes:
+    /// default the --gold set's queries)
+    #[arg(long, value_name = "FILE", required_unless_present = "holes")]
+    pub queries: Option<PathBuf>,
     /// A run to pool from (repeat for each retriever)
     #[arg(long = "run", required = true, value_name = "FILE")]
     pub runs: Vec<PathBuf>,
@@ -406,6 +448,14 @@ pub struct PoolArgs {
     /// Seed of the candidates' order within a query
     #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
     pub seed: u64,
+    /// Only the holes: the pairs in the runs' top K that --gold has no
+    /// label for (the chunks judged@K counts as unjudged)
+    #[arg(long, requires = "gold_set")]
+    pub holes: bool,
+    /// With --holes and span labels: the chunk map locating the runs' ids
+    /// (JSONL {id, doc, start, end})
+    #[arg(long, value_name = "FILE", requires = "holes")]
+    pub chunks: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -423,11 +473,28 @@ pub struct SuggestArgs {
     /// The labeling sheet
     #[arg(value_name = "SHEET")]
     pub sheet: PathBuf,
-    /// The program and its arguments (no shell): reads {"query_id", "query",
-    /// "chunk_id", "text"} lines, writes {"query_id", "chunk_id", "grade"} lines
-    #[arg(long, required = true, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
-    pub command: Vec<String>,
-    /// The name its grades are recorded under [default: the program's name]
+    /// The program and its arguments as one quoted string, split as a POSIX
+    /// shell splits words (no shell runs it), e.g. --command "python3
+    /// judge.py --model m"; or give them last, after `--`. It reads
+    /// {"query_id", "query", "chunk_id", "text"} lines and writes
+    /// {"query_id", "chunk_id", "grade"} lines
+    #[arg(
+        long,
+        value_name = "CMD",
+        required_unless_present = "argv",
+        conflicts_with = "argv"
+    )]
+    pub command: Option<String>,
+    /// Words that followed --command's one value (the old `--command prog
+    /// args` form): refused with a hint rather than clap's bare "unexpected
+    /// argument"
+    #[arg(hide = true, value_name = "WORDS")]
+    pub stray: Vec<String>,
+    /// The program and its arguments, taken as they are (after `--`)
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub argv: Vec<String>,
+    /// The name its grades are recorded under [default: the script's file
+    /// name, e.g. judge.py for `python3 judge.py`, else the program's]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Stop the command after this many seconds

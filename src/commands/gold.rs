@@ -19,6 +19,7 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
         GoldCommand::Judge(a) => super::goldbuild::judge(a, global),
         GoldCommand::Import(a) => super::goldbuild::import(a, global),
         GoldCommand::Migrate(a) => super::goldbuild::migrate(a, global),
+        GoldCommand::Agreement(a) => super::goldbuild::agreement(a, global),
     }
 }
 

@@ -9,7 +9,9 @@ use serde_json::json;
 
 use super::output::Guard;
 use crate::chunks::ChunkMap;
-use crate::cli::{Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs};
+use crate::cli::{
+    AgreementArgs, Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs,
+};
 use crate::cli::{JudgeArgs, ProviderArg};
 use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
@@ -80,20 +82,27 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
     }
     let mut guard = Guard::default();
     guard
-        .file(&args.queries, "the queries")
+        .maybe(args.queries.as_ref(), "the queries")
         .maybe(args.corpus.as_ref(), "the corpus")
-        .maybe(args.gold_set.as_ref(), "the gold set");
+        .maybe(args.gold_set.as_ref(), "the gold set")
+        .maybe(args.chunks.as_ref(), "the chunk map");
     for r in &args.runs {
         guard.file(r, "a run");
     }
     guard.check(global.output.as_deref())?;
+    let chunks = match &args.chunks {
+        Some(c) => Some(std::sync::Arc::new(ChunkMap::load(c)?)),
+        None => None,
+    };
     let (rows, warnings) = pool::pool(&PoolInputs {
-        queries: &args.queries,
+        queries: args.queries.as_deref(),
         runs: &args.runs,
         depth: args.depth,
         corpus: args.corpus.as_deref(),
         gold: args.gold_set.as_deref(),
         seed: args.seed,
+        holes: args.holes,
+        chunks,
     })?;
     warnings.emit(global.quiet);
     let queries = rows
@@ -101,14 +110,29 @@ pub fn pool(args: &PoolArgs, global: &Global) -> Result<u8> {
         .map(|r| r.query_id.as_str())
         .collect::<std::collections::HashSet<_>>()
         .len();
-    let summary = format!(
-        "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
-        count(rows.len(), "candidate", "candidates"),
-        count(queries, "query", "queries"),
-        count(args.runs.len(), "run", "runs"),
-        args.depth,
-        rows.iter().filter(|r| r.grade.is_some()).count()
-    );
+    let summary = if args.holes {
+        format!(
+            "pooled {} for {} from {} (depth {}): the top-{} chunks {} has no label for",
+            count(rows.len(), "hole", "holes"),
+            count(queries, "query", "queries"),
+            count(args.runs.len(), "run", "runs"),
+            args.depth,
+            args.depth,
+            args.gold_set
+                .as_deref()
+                .map(crate::escape::path)
+                .unwrap_or_default()
+        )
+    } else {
+        format!(
+            "pooled {} for {} from {} (depth {}); {} pre-filled from the gold set",
+            count(rows.len(), "candidate", "candidates"),
+            count(queries, "query", "queries"),
+            count(args.runs.len(), "run", "runs"),
+            args.depth,
+            rows.iter().filter(|r| r.grade.is_some()).count()
+        )
+    };
     match global.output.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(path) => {
             if global.format.is_some() && SheetFormat::of(path) != SheetFormat::Csv {
@@ -158,13 +182,58 @@ fn waiting(quiet: bool) -> impl FnMut(&str) {
     }
 }
 
+/// The command `gold suggest` runs: `--command`'s string split into words
+/// as a POSIX shell would (quotes and backslashes; no expansion), or the
+/// words after `--` as given.
+fn suggest_command(args: &SuggestArgs) -> Result<Vec<String>> {
+    if let (Some(first), None) = (args.stray.first(), &args.command) {
+        return Err(usage_error(
+            format!("unexpected argument `{}`", printable(first)),
+            "give the command last, after `--` (-- PROGRAM ARGS...), or as --command \"PROGRAM ARGS\"",
+        ));
+    }
+    if let Some(first) = args.stray.first() {
+        let given = args.command.as_deref().unwrap_or("");
+        return Err(usage_error(
+            format!(
+                "`{}` follows --command `{}`, which takes the whole command as one string",
+                printable(first),
+                printable(given)
+            ),
+            format!(
+                "quote it, --command \"{} {}\", or put it last: -- {} {}",
+                printable(given),
+                printable(&args.stray.join(" ")),
+                printable(given),
+                printable(&args.stray.join(" "))
+            ),
+        ));
+    }
+    let words = match &args.command {
+        Some(line) => shlex::split(line).ok_or_else(|| {
+            usage_error(
+                format!("--command `{}` has an unclosed quote or a trailing backslash", printable(line)),
+                "quote the command as a shell would: --command \"python3 'my judge.py' --model m\", or put it last: -- python3 'my judge.py' --model m",
+            )
+        })?,
+        None => args.argv.clone(),
+    };
+    if words.first().is_none_or(|w| w.is_empty()) {
+        return Err(usage_error(
+            "--command names no program",
+            "give the program and its arguments: --command \"python3 judge.py\", or -- python3 judge.py",
+        ));
+    }
+    Ok(words)
+}
+
 pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
+    let command = suggest_command(args)?;
     let rows = sheet::read(&args.sheet)?;
-    let name = args.name.clone().unwrap_or_else(|| {
-        std::path::Path::new(&args.command[0])
-            .file_name()
-            .map_or_else(|| args.command[0].clone(), |n| n.to_string_lossy().into_owned())
-    });
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| suggest::default_name(&command));
     let asked = suggest::requests(&rows).len();
     let mut bar = super::Progress::new(
         format!("gold suggest ({})", printable(&name)),
@@ -173,7 +242,7 @@ pub fn suggest(args: &SuggestArgs, global: &Global) -> Result<u8> {
     );
     let s = suggest::suggest(
         &rows,
-        &args.command,
+        &command,
         Duration::from_secs(args.timeout_s.max(1)),
         &mut |n| bar.update(n),
     );
@@ -788,6 +857,49 @@ fn fit(s: &str, width: usize) -> String {
         end = i + c.len_utf8();
     }
     s[..end].to_string()
+}
+
+/// `gold agreement`: the figures for two sources on the pairs both graded.
+/// No pair graded by both is an error (exit 2) saying how to get some: a
+/// report of nothing would read as a result.
+pub fn agreement(args: &AgreementArgs, global: &Global) -> Result<u8> {
+    use crate::goldbuild::agreement::{self, Side};
+    Guard::default()
+        .file(&args.input, "the sheet or gold set")
+        .check(global.output.as_deref())?;
+    let (a, b) = (Side::parse(&args.between.0), Side::parse(&args.between.1));
+    if a == b && matches!(a, Side::Labeler(_)) {
+        return Err(usage_error(
+            format!("--between names {} twice", printable(a.name())),
+            "compare two sources: --between model,person, --between person,person, or two labelers' names",
+        ));
+    }
+    let (input, items, warnings) = agreement::load(&args.input)?;
+    warnings.emit(global.quiet);
+    let r = agreement::agreement(&items, &a, &b, args.relevance_level);
+    if r.all.n == 0 {
+        return Err(usage_error(
+            format!(
+                "{}: no pair was graded by both {} and {} ({} in all; {} by {} only, {} by {} only)",
+                crate::escape::path(&args.input),
+                printable(a.name()),
+                printable(b.name()),
+                count(r.pairs, "pair", "pairs"),
+                r.only_a,
+                printable(a.name()),
+                r.only_b,
+                printable(b.name()),
+            ),
+            "grade the same pairs twice: `rgate gold label SHEET --blind --labeler NAME` for a second person, or a model's pass before people verify it; a gold set keeps them only when imported from such a sheet",
+        ));
+    }
+    let text = match global.format() {
+        Format::Json => crate::report::agreement::json(&args.input, input, &r),
+        Format::Markdown => crate::report::agreement::markdown(&args.input, &r),
+        _ => crate::report::agreement::text(&args.input, &r),
+    };
+    emit(global.output.as_deref(), &text)?;
+    Ok(0)
 }
 
 #[cfg(test)]

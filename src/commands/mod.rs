@@ -122,6 +122,7 @@ pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
         Command::Gold(GoldCommand::Judge(_)) => only("gold judge", &[]),
         Command::Gold(GoldCommand::Import(_)) => only("gold import", &[Table, Json]),
         Command::Gold(GoldCommand::Migrate(_)) => only("gold migrate", &[Table, Json]),
+        Command::Gold(GoldCommand::Agreement(_)) => only("gold agreement", &[Table, Json, Markdown]),
         Command::Completions { .. } => only("completions", &[]),
         Command::Man { .. } => only("man", &[]),
         Command::Init => only("init", &[]),

@@ -256,8 +256,25 @@ pub(super) fn coverage(
     let b_mean = mean_of(bj, paired_idx.iter().copied());
     let c_mean = mean_of(&cj, paired_idx.iter().copied());
     if b_mean - c_mean > COVERAGE_DROP_WARN {
+        // The remedy as one command: `gold pool --holes` lists exactly the
+        // chunks this judged@k counts as unjudged.
+        let k = judged_metric.depth().unwrap_or(10);
+        // Quoted as a shell would need them; a command retriever's run has
+        // no file (its "path" is `command: ...`) and is named RUN.
+        let quote = |s: String| shlex::try_quote(&s).map_or(s.clone(), |q| q.into_owned());
+        let gold = quote(crate::escape::path(&prep.gold.path));
+        let run = if cur.run.starts_with("command: ") {
+            "RUN".to_string()
+        } else {
+            quote(cur.run.clone())
+        };
+        let chunks = if prep.gold.has_spans() {
+            " --chunks MAP"
+        } else {
+            ""
+        };
         warnings.push(format!(
-            "{judged_metric} fell from {b_mean:.4} to {c_mean:.4}: more of the new top results carry no label, and unlabeled chunks may hide relevant ones; label them before trusting a drop"
+            "{judged_metric} fell from {b_mean:.4} to {c_mean:.4}: more of the new top results carry no label, and unlabeled chunks may hide relevant ones; label them before trusting a drop: `rgate gold pool --holes --gold {gold} --run {run} --depth {k}{chunks} --corpus CORPUS --output holes.jsonl` lists exactly those chunks; grade them (`rgate gold judge holes.jsonl --model M`, verified in `rgate gold label holes.jsonl`), `rgate gold import holes.jsonl --into {gold}`, and gate again"
         ));
     }
 }

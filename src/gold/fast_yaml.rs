@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{Label, Provenance, SpanLabel};
+use super::{Label, Opinion, Provenance, SpanLabel};
 
 /// A query as the fast path read it, with the lines of its id and stratum.
 #[derive(Debug, Clone, PartialEq)]
@@ -693,19 +693,22 @@ fn label_item(fields: Vec<(Scalar, Node)>, q: &mut FastQuery) -> Option<()> {
     Some(())
 }
 
-/// Chunk id to `{source, labeler, at, verified}`; unknown fields are
-/// skipped, as serde skips them.
+/// Chunk id to `{source, labeler, at, verified, prompt, opinions}`;
+/// unknown fields are skipped, as serde skips them.
 fn provenance(v: Node) -> Option<HashMap<String, Provenance>> {
     let Node::Map(entries) = v else { return None };
     let mut out = HashMap::with_capacity(entries.len());
     for (k, v) in entries {
         let Node::Map(fields) = v else { return None };
         let (mut source, mut labeler, mut at, mut verified) = (None, None, None, None);
+        let (mut prompt, mut opinions) = (None, None);
         for (f, v) in fields {
             match field(&f)? {
                 "source" if source.is_none() => source = Some(str_of(scalar(&v)?)?),
                 "labeler" if labeler.is_none() => labeler = Some(str_of(scalar(&v)?)?),
                 "at" if at.is_none() => at = Some(str_of(scalar(&v)?)?),
+                "prompt" if prompt.is_none() => prompt = Some(str_of(scalar(&v)?)?),
+                "opinions" if opinions.is_none() => opinions = Some(opinion_list(v)?),
                 "verified" if verified.is_none() => {
                     let s = scalar(&v)?;
                     verified = Some(match (s.plain, s.text.as_ref()) {
@@ -714,7 +717,7 @@ fn provenance(v: Node) -> Option<HashMap<String, Provenance>> {
                         _ => return None,
                     });
                 }
-                "source" | "labeler" | "at" | "verified" => return None,
+                "source" | "labeler" | "at" | "verified" | "prompt" | "opinions" => return None,
                 _ => {}
             }
         }
@@ -723,10 +726,42 @@ fn provenance(v: Node) -> Option<HashMap<String, Provenance>> {
             labeler,
             at,
             verified: verified.unwrap_or(false),
+            prompt,
+            opinions: opinions.unwrap_or_default(),
         };
         if out.insert(str_of(&k)?, p).is_some() {
             return None;
         }
+    }
+    Some(out)
+}
+
+/// A label's other grades: a list of `{grade, source, labeler, prompt,
+/// at}`; unknown fields skipped, as serde skips them.
+fn opinion_list(v: Node) -> Option<Vec<Opinion>> {
+    let Node::Seq(items) = v else { return None };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Node::Map(fields) = item else { return None };
+        let (mut grade, mut source, mut labeler, mut prompt, mut at) = (None, None, None, None, None);
+        for (f, v) in fields {
+            match field(&f)? {
+                "grade" if grade.is_none() => grade = Some(i32::try_from(int_of(&v)?).ok()?),
+                "source" if source.is_none() => source = Some(str_of(scalar(&v)?)?),
+                "labeler" if labeler.is_none() => labeler = Some(str_of(scalar(&v)?)?),
+                "prompt" if prompt.is_none() => prompt = Some(str_of(scalar(&v)?)?),
+                "at" if at.is_none() => at = Some(str_of(scalar(&v)?)?),
+                "grade" | "source" | "labeler" | "prompt" | "at" => return None,
+                _ => {}
+            }
+        }
+        out.push(Opinion {
+            grade: grade?,
+            source: source?,
+            labeler,
+            prompt,
+            at,
+        });
     }
     Some(out)
 }

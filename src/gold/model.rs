@@ -190,6 +190,31 @@ pub struct Provenance {
     pub at: Option<String>,
     #[serde(default)]
     pub verified: bool,
+    /// A model's grade: the sha256 (hex) of its prompt text, as the sheet
+    /// records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The other grades the labeling sheet held for this pair when it was
+    /// imported (a model's first pass a person then corrected, a second
+    /// person's blind grade): kept so `gold agreement` can still measure
+    /// how far the sources agree after the sheet is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opinions: Vec<Opinion>,
+}
+
+/// One more grade for a labeled pair, beside the one the gold set keeps
+/// (see [`Provenance::opinions`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opinion {
+    pub grade: i32,
+    /// `person` or `model`.
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labeler: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 /// Query id -> chunk id -> provenance; empty for TREC qrels, which have no

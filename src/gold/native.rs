@@ -991,6 +991,39 @@ mod tests {
         );
     }
 
+    /// A label's other grades (`opinions`, as `gold import` carries them
+    /// from the sheet) and a model's prompt hash: read by the fast path as
+    /// serde-saphyr reads them, and a bad one declined.
+    #[test]
+    fn the_fast_path_reads_opinions_as_saphyr_does() {
+        let doc = json!({"version": 1, "queries": [
+            {"id": "q1", "relevant": {"a": 2, "b": 0},
+             "provenance": {
+                "a": {"source": "person", "labeler": "ana", "verified": true, "opinions": [
+                    {"grade": 3, "source": "model", "labeler": "gpt-4o", "prompt": "ab12", "at": "2026-12-01T10:00:00Z"},
+                    {"grade": 1, "source": "person", "labeler": "bo"}]},
+                "b": {"source": "model", "labeler": "gpt-4o", "prompt": "ab12", "verified": false}}},
+        ]});
+        let yaml = to_yaml(&doc);
+        let qs = agree(&yaml).expect("the fast path reads opinions");
+        let p = qs[0].provenance.as_ref().unwrap();
+        assert_eq!(p["b"].prompt.as_deref(), Some("ab12"));
+        let o = &p["a"].opinions;
+        assert_eq!(
+            o.iter()
+                .map(|o| (o.grade, o.source.as_str(), o.labeler.as_deref()))
+                .collect::<Vec<_>>(),
+            [(3, "model", Some("gpt-4o")), (1, "person", Some("bo"))]
+        );
+        assert_eq!(o[0].at.as_deref(), Some("2026-12-01T10:00:00Z"));
+        // An opinion without a grade is not one: left to serde-saphyr, which
+        // refuses it.
+        let bad = to_yaml(&json!({"queries": [{"id": "q1", "relevant": {"a": 2},
+            "provenance": {"a": {"source": "person", "opinions": [{"source": "model"}]}}}]}));
+        assert_eq!(fast_yaml::parse(&bad, true), None);
+        assert!(general(&bad).is_err());
+    }
+
     /// Hand edits the fast path takes: indented lists, comments, blank
     /// lines, quoted keys, wider `- `, block scalars written by hand.
     #[test]

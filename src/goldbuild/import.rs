@@ -258,6 +258,9 @@ pub fn import(
             labeler: g.row.labeler.clone(),
             at: g.row.labeled_at.clone(),
             verified: g.row.verified,
+            // Every other grade the sheet held, for `gold agreement`.
+            prompt: g.row.prompt.clone(),
+            opinions: g.row.opinions.iter().map(provenance::to_gold).collect(),
         };
         let q = queries[qi].as_object_mut().expect("gold queries are objects");
         let p = q.entry("provenance").or_insert_with(|| Value::Object(Map::new()));

@@ -10,6 +10,7 @@
 //! interactive labeler's state lives in [`label`] and its screen in the
 //! command layer.
 
+pub mod agreement;
 pub mod import;
 pub mod judge;
 pub mod label;

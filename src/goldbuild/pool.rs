@@ -8,13 +8,15 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::provenance::Provenance;
 use super::seeded_key;
 use super::sheet::{self, SheetFormat, SheetRow, PERSON};
-use crate::diag::{excerpt, input_error, input_error_hint, Warnings};
+use crate::chunks::ChunkMap;
+use crate::diag::{excerpt, input_error, input_error_hint, usage_error, Warnings};
 use crate::fsutil::Rewrite;
 use crate::gold::GoldSet;
 use crate::judge;
@@ -22,7 +24,8 @@ use crate::run::{self, KeepIds, RunOptions};
 
 pub struct PoolInputs<'a> {
     /// The queries to pool for: `gold sample`'s output, or any gold set.
-    pub queries: &'a Path,
+    /// Optional with `holes`, where the gold set's queries are the default.
+    pub queries: Option<&'a Path>,
     pub runs: &'a [PathBuf],
     pub depth: u32,
     /// JSONL `{"id", "text"}`: chunk text for the labeler.
@@ -30,48 +33,19 @@ pub struct PoolInputs<'a> {
     /// An existing gold set whose labels pre-fill the sheet.
     pub gold: Option<&'a Path>,
     pub seed: u64,
+    /// Only the holes: the pooled pairs `gold` has no label for.
+    pub holes: bool,
+    /// Where the runs' chunks lie, for holes of a gold set with span labels
+    /// (results that carry their own location need none).
+    pub chunks: Option<Arc<ChunkMap>>,
 }
 
 /// The labeling sheet's rows, query by query in the queries file's order.
 pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
-    let (mut queries, mut warnings) = GoldSet::load(inp.queries, None)?;
-    // Pooling reads only the runs' top ids: span labels, which would need
-    // the runs' chunk maps to judge, play no part in it.
-    for q in &mut queries.queries {
-        q.spans.clear();
-    }
-    if queries.is_empty() {
-        return Err(input_error_hint(
-            inp.queries,
-            None,
-            "no queries to pool for",
-            "make a queries file with `rgate gold sample --log LOG`",
-        ));
-    }
-    let labels = judge::label_index(&queries);
-    let opts = RunOptions {
-        format: None,
-        keep_ids: KeepIds::Depth(inp.depth),
-        chunks: None,
-    };
-    let mut pooled: Vec<Vec<String>> = vec![Vec::new(); queries.len()];
-    let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
-    for path in inp.runs {
-        let judged = run::read(path, &queries, &labels, &opts)?;
-        for w in judged.warnings.iter() {
-            warnings.push(w.clone());
-        }
-        let top = judged.top_ids.unwrap_or_default();
-        for (q, ids) in top.into_iter().enumerate() {
-            for id in ids {
-                if seen[q].insert(id.clone()) {
-                    pooled[q].push(id);
-                }
-            }
-        }
-    }
+    let (queries, pooled, mut warnings) = if inp.holes { holes(inp)? } else { candidates(inp)? };
+    // Holes carry no label by definition: nothing to pre-fill.
     let existing: HashMap<(String, String), (i32, Option<Provenance>)> = match inp.gold {
-        Some(g) => {
+        Some(g) if !inp.holes => {
             // Labels and their provenance from one parse of the file.
             let (gold, w) = GoldSet::load_with_provenance(g, None)?;
             for x in w.iter() {
@@ -87,7 +61,7 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
             }
             m
         }
-        None => HashMap::new(),
+        _ => HashMap::new(),
     };
     let wanted: HashSet<&str> = pooled.iter().flatten().map(String::as_str).collect();
     let texts = match inp.corpus {
@@ -141,6 +115,134 @@ pub fn pool(inp: &PoolInputs) -> Result<(Vec<SheetRow>, Warnings)> {
         }
     }
     Ok((rows, warnings))
+}
+
+/// The union of every run's top K per query, each id once, in the order
+/// the runs list them.
+type Pooled = (GoldSet, Vec<Vec<String>>, Warnings);
+
+fn candidates(inp: &PoolInputs) -> Result<Pooled> {
+    let Some(path) = inp.queries else {
+        return Err(usage_error(
+            "gold pool needs --queries (or --holes with --gold)",
+            "pass the queries to pool for: `rgate gold sample`'s output, or a gold set",
+        ));
+    };
+    let (mut queries, mut warnings) = GoldSet::load(path, None)?;
+    // Pooling reads only the runs' top ids: span labels, which would need
+    // the runs' chunk maps to judge, play no part in it.
+    for q in &mut queries.queries {
+        q.spans.clear();
+    }
+    if queries.is_empty() {
+        return Err(input_error_hint(
+            path,
+            None,
+            "no queries to pool for",
+            "make a queries file with `rgate gold sample --log LOG`",
+        ));
+    }
+    let labels = judge::label_index(&queries);
+    let opts = RunOptions {
+        format: None,
+        keep_ids: KeepIds::Depth(inp.depth),
+        chunks: None,
+    };
+    let mut pooled: Vec<Vec<String>> = vec![Vec::new(); queries.len()];
+    let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
+    for path in inp.runs {
+        let judged = run::read(path, &queries, &labels, &opts)?;
+        for w in judged.warnings.iter() {
+            warnings.push(w.clone());
+        }
+        let top = judged.top_ids.unwrap_or_default();
+        for (q, ids) in top.into_iter().enumerate() {
+            for id in ids {
+                if seen[q].insert(id.clone()) {
+                    pooled[q].push(id);
+                }
+            }
+        }
+    }
+    Ok((queries, pooled, warnings))
+}
+
+/// The holes of the gold set in the runs' top K: for each query, the
+/// ranked chunks that judged@K does not count as judged, and so exactly
+/// what a fall in judged@K reports. Each run is judged against the gold
+/// set as the gate judges it (span labels included: a chunk that carries
+/// enough of a labeled span is judged, whatever its id), and a rank is a
+/// hole when no label with a grade of 0 or more is credited there (a
+/// negative grade is "pooled, not judged", as in trec_eval). A chunk that
+/// is a hole in any run is listed once.
+///
+/// The queries are the gold set's, or those of `--queries` with the gold
+/// set's labels (a query the gold set lacks has none, so every chunk of
+/// its top K is a hole).
+fn holes(inp: &PoolInputs) -> Result<Pooled> {
+    let Some(gold_path) = inp.gold else {
+        return Err(usage_error(
+            "--holes needs --gold: the holes are the pairs that gold set has no label for",
+            "rgate gold pool --holes --gold GOLD --run RUN --depth K",
+        ));
+    };
+    let (gold, mut warnings) = GoldSet::load(gold_path, None)?;
+    let queries = match inp.queries {
+        None => gold,
+        Some(path) => {
+            let (mut queries, w) = GoldSet::load(path, None)?;
+            for x in w.iter() {
+                warnings.push(x.clone());
+            }
+            for q in &mut queries.queries {
+                let (labels, spans) = match gold.position(&q.id) {
+                    Some(p) => (gold.queries[p].labels.clone(), gold.queries[p].spans.clone()),
+                    None => Default::default(),
+                };
+                q.labels = labels;
+                q.spans = spans;
+            }
+            queries
+        }
+    };
+    if queries.is_empty() {
+        return Err(input_error_hint(
+            inp.queries.unwrap_or(gold_path),
+            None,
+            "no queries to pool for",
+            "the holes are found for the gold set's queries",
+        ));
+    }
+    let labels = judge::label_index(&queries);
+    let opts = RunOptions {
+        format: None,
+        keep_ids: KeepIds::Depth(inp.depth),
+        chunks: inp.chunks.clone(),
+    };
+    let mut pooled: Vec<Vec<String>> = vec![Vec::new(); queries.len()];
+    let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
+    for path in inp.runs {
+        let judged = run::read(path, &queries, &labels, &opts)?;
+        for w in judged.warnings.iter() {
+            warnings.push(w.clone());
+        }
+        let top = judged.top_ids.unwrap_or_default();
+        for (q, ids) in top.into_iter().enumerate() {
+            let judged_ranks: HashSet<u32> = judged.rankings[q]
+                .chunk_hits()
+                .iter()
+                .filter(|h| h.grade >= 0)
+                .map(|h| h.rank)
+                .collect();
+            for (i, id) in ids.into_iter().enumerate() {
+                let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                if !judged_ranks.contains(&rank) && seen[q].insert(id.clone()) {
+                    pooled[q].push(id);
+                }
+            }
+        }
+    }
+    Ok((queries, pooled, warnings))
 }
 
 /// What [`write_into`] did to the sheet file.

@@ -23,6 +23,28 @@ use crate::gold::{id_of, GoldDoc};
 /// parse as the labels ([`crate::gold::GoldSet::load_with_provenance`]).
 pub use crate::gold::{Provenance, ProvenanceMap};
 
+/// A sheet's opinion as the gold set's provenance keeps it.
+pub fn to_gold(o: &super::sheet::Opinion) -> crate::gold::Opinion {
+    crate::gold::Opinion {
+        grade: o.grade,
+        source: o.source.clone(),
+        labeler: o.labeler.clone(),
+        prompt: o.prompt.clone(),
+        at: o.labeled_at.clone(),
+    }
+}
+
+/// A gold set's recorded opinion as a sheet's.
+pub fn from_gold(o: &crate::gold::Opinion) -> super::sheet::Opinion {
+    super::sheet::Opinion {
+        grade: o.grade,
+        source: o.source.clone(),
+        labeler: o.labeler.clone(),
+        prompt: o.prompt.clone(),
+        labeled_at: o.at.clone(),
+    }
+}
+
 /// The provenance recorded in a gold document already read (`path` names
 /// it in errors).
 pub fn of_doc(path: &Path, doc: &GoldDoc) -> Result<ProvenanceMap> {
@@ -40,7 +62,7 @@ pub fn of_doc(path: &Path, doc: &GoldDoc) -> Result<ProvenanceMap> {
                 path,
                 None,
                 format!("query `{id}`: bad provenance: {e}"),
-                "provenance maps a chunk id to {source: person|model, labeler, at, verified}",
+                "provenance maps a chunk id to {source: person|model, labeler, at, verified, prompt, opinions: [{grade, source, labeler}]}",
             )
         })?;
         out.insert(id, m);

@@ -53,6 +53,113 @@ pub fn requests(rows: &[SheetRow]) -> Vec<usize> {
     (0..rows.len()).filter(|&i| !rows[i].is_persons()).collect()
 }
 
+/// Programs that run a script named in their arguments (and launchers that
+/// run such a program), by file name, lowercased, without `.exe` and a
+/// trailing version (`python3.12` is `python`).
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "pythonw",
+    "py",
+    "pypy",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "bunx",
+    "tsx",
+    "ts-node",
+    "ruby",
+    "perl",
+    "php",
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "pwsh",
+    "powershell",
+    "rscript",
+    "julia",
+    "lua",
+    "luajit",
+    "java",
+    "dotnet",
+    "env",
+    "uv",
+    "uvx",
+    "npx",
+    "pipx",
+    "poetry",
+    "pdm",
+    "pixi",
+    "conda",
+    "nice",
+    "nohup",
+    "timeout",
+    "time",
+    "sudo",
+];
+
+/// Words a launcher takes before the program (`uv run`, `poetry run`).
+const LAUNCHER_WORDS: &[&str] = &["run", "exec", "x"];
+
+/// What `gold suggest` records a command's grades under when `--name` is
+/// not given: the grades of `python3 judge.py` are judge.py's, not
+/// python3's. The rule: when the program is an interpreter or a launcher
+/// ([`INTERPRETERS`]), the name is the module of `-m MODULE`, else the file
+/// name of the first argument that looks like a script (a path, or a name
+/// with an extension such as `.py`, `.js`, `.sh`), else the first argument
+/// that is no option, no `VAR=value` and no launcher word (`run`), else
+/// (inline code, `-c`) the program's; any other program is named by its
+/// own file name (`./judge` is `judge`).
+pub fn default_name(cmd: &[String]) -> String {
+    let file_name = |w: &str| -> String {
+        w.rsplit(['/', '\\'])
+            .find(|s| !s.is_empty())
+            .unwrap_or(w)
+            .to_string()
+    };
+    let Some(program) = cmd.first() else {
+        return String::new();
+    };
+    if !is_interpreter(&file_name(program)) {
+        return file_name(program);
+    }
+    let mut rest = &cmd[1..];
+    if let Some(i) = rest.iter().position(|w| w == "-m") {
+        if let Some(module) = rest.get(i + 1) {
+            return module.clone();
+        }
+    }
+    // Code given inline (`python3 -c CODE`, `node -e CODE`) names nothing.
+    if let Some(i) = rest.iter().position(|w| w == "-c" || w == "-e") {
+        rest = &rest[..i];
+    }
+    let plain = |w: &&String| !w.starts_with('-') && !w.contains('=');
+    let script = rest.iter().filter(plain).find(|w| {
+        let f = file_name(w);
+        w.contains(['/', '\\'])
+            || f.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+            })
+    });
+    if let Some(w) = script {
+        return file_name(w);
+    }
+    rest.iter()
+        .filter(plain)
+        .find(|w| !is_interpreter(&file_name(w)) && !LAUNCHER_WORDS.contains(&w.as_str()))
+        .map_or_else(|| file_name(program), |w| file_name(w))
+}
+
+fn is_interpreter(file_name: &str) -> bool {
+    let lower = file_name.to_ascii_lowercase();
+    let base = lower.strip_suffix(".exe").unwrap_or(&lower);
+    let base = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    INTERPRETERS.contains(&base)
+}
+
 /// Runs `cmd` (no shell) on the rows no person graded and returns its
 /// grades, one per row; [`store`] puts them into the sheet as it is when
 /// the command is done (a person may have graded some rows meanwhile).
@@ -247,4 +354,38 @@ pub fn store(rows: &mut [SheetRow], answers: &Suggested, name: &str, now: &str) 
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(cmd: &str) -> String {
+        default_name(&cmd.split(' ').map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_default_name_is_the_scripts_not_the_interpreters() {
+        for (cmd, want) in [
+            ("python3 judge.py", "judge.py"),
+            (
+                "python3.12 -u scripts/grade_with_llm.py --model gpt-4o",
+                "grade_with_llm.py",
+            ),
+            ("/usr/bin/python3 -m rgate_judge.cli --model m", "rgate_judge.cli"),
+            ("uv run --with openai judge.py", "judge.py"),
+            ("env OPENAI_BASE_URL=http://x python judge.py", "judge.py"),
+            ("node dist/judge.mjs", "judge.mjs"),
+            ("bash ./grade", "grade"),
+            ("C:\\Python312\\python.exe C:\\tools\\judge.py", "judge.py"),
+            ("npx my-judge --fast", "my-judge"),
+            ("./judge --model gpt-4o.mini", "judge"),
+            ("/opt/bin/rgate-judge", "rgate-judge"),
+            ("python3", "python3"),
+            ("python3 -c", "python3"),
+            ("python3 -c print(1)", "python3"),
+        ] {
+            assert_eq!(name(cmd), want, "{cmd}");
+        }
+    }
 }

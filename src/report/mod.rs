@@ -6,6 +6,7 @@
 //! beside each view; the format files only lay them out. Nothing here
 //! decides anything; verdicts arrive decided.
 
+pub mod agreement;
 pub mod baseline;
 pub mod compare;
 mod csv;

@@ -274,7 +274,7 @@ fn suggestions_come_from_a_command_and_never_replace_a_person() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet)
-        .arg("--command")
+        .arg("--")
         .arg("python3")
         .arg(&judge);
     let o = run(c);
@@ -288,7 +288,8 @@ fn suggestions_come_from_a_command_and_never_replace_a_person() {
         assert_eq!(r["grade"], 1);
         assert_eq!(r["source"], "model");
         assert_eq!(r["verified"], false);
-        assert_eq!(r["labeler"], "python3");
+        // Named by the script, not the interpreter (issue 27 item 8).
+        assert_eq!(r["labeler"], "judge.py");
     }
     assert!(
         o.stderr.contains("suggested grades for 2 of 2 rows asked"),
@@ -306,7 +307,7 @@ fn suggestions_come_from_a_command_and_never_replace_a_person() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet)
-        .arg("--command")
+        .arg("--")
         .arg("python3")
         .arg(&bad);
     let o = run(c);
@@ -327,7 +328,7 @@ fn a_hung_suggester_is_stopped_at_its_timeout() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet)
-        .args(["--timeout-s", "1", "--command", "sleep", "30"]);
+        .args(["--timeout-s", "1", "--command", "sleep 30"]);
     let o = run(c);
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("did not finish within 1 s"), "{}", o.stderr);

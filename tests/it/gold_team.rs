@@ -164,7 +164,7 @@ fn two_labelers_and_a_suggester_share_a_sheet() {
         common::command()
             .args(["gold", "suggest"])
             .arg(&sheet)
-            .args(["--timeout-s", "60", "--command", "python3"])
+            .args(["--timeout-s", "60", "--", "python3"])
             .arg(&judge)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -206,7 +206,7 @@ fn two_labelers_and_a_suggester_share_a_sheet() {
     assert!(o.status.success(), "{err}");
     assert!(
         err.contains(
-            "python3 suggested grades for 20 of 20 rows asked (stored as unverified, source model)\n"
+            "judge.py suggested grades for 20 of 20 rows asked (stored as unverified, source model)\n"
         ),
         "{err}"
     );
@@ -230,7 +230,7 @@ fn two_labelers_and_a_suggester_share_a_sheet() {
         .collect();
     let mut want = vec![(2, "person", "ana"); 5];
     want.extend(vec![(3, "person", "bo"); 5]);
-    want.extend(vec![(1, "model", "python3"); 10]);
+    want.extend(vec![(1, "model", "judge.py"); 10]);
     assert_eq!(got, want);
 }
 
@@ -370,7 +370,7 @@ fn writes_go_through_links_keep_the_mode_and_clear_leftovers() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet_link)
-        .args(["--command", "python3"])
+        .args(["--", "python3"])
         .arg(&judge);
     let o = run(c);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -534,7 +534,7 @@ fn repeated_suggestions_count_once_and_contradicting_ones_are_refused() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet)
-        .args(["--command", "python3"])
+        .args(["--", "python3"])
         .arg(&twice);
     let o = run(c);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -559,7 +559,7 @@ fn repeated_suggestions_count_once_and_contradicting_ones_are_refused() {
     let mut c = rgate();
     c.args(["gold", "suggest"])
         .arg(&sheet)
-        .args(["--command", "python3"])
+        .args(["--", "python3"])
         .arg(&differ);
     let o = run(c);
     assert_eq!(o.code, 2, "{}", o.stderr);

@@ -41,6 +41,7 @@ mod gate_family;
 mod gate_stages;
 mod gate_values;
 mod gold_judge;
+mod gold_agreement;
 mod gold_speed;
 mod gold_team;
 mod input_limits;

@@ -207,7 +207,7 @@ fn a_csv_sheet_opens_no_formula_and_reads_back_exactly() {
         "sheet.csv",
         "--name",
         "judge",
-        "--command",
+        "--",
         "python3",
         "judge.py",
     ]);
@@ -310,7 +310,7 @@ fn echoed_names_stay_on_their_line() {
         "sheet.jsonl",
         "--name",
         "x\n::error::y",
-        "--command",
+        "--",
         "python3",
         "judge.py",
     ]);

@@ -237,13 +237,13 @@ fn a_stderr_flood_without_a_newline_keeps_only_a_tail() {
     assert!(err.contains(&tail), "{}", &err[..err.len().min(3000)]);
 }
 
-/// `rgate gold suggest <sheet> --timeout-s <t> --command sh -c <script>`
+/// `rgate gold suggest <sheet> --timeout-s <t> -- sh -c <script>`
 /// in `p`, under the watchdog.
 fn suggest(p: &TestProject, script: &str, timeout_s: u32, limit: Duration) -> (Option<Out>, Duration) {
     let mut c = p.command();
     c.args(["gold", "suggest", "sheet.jsonl", "--timeout-s"])
         .arg(timeout_s.to_string())
-        .args(["--command", "sh", "-c", script]);
+        .args(["--", "sh", "-c", script]);
     let t = Instant::now();
     let o = within(c, limit, p.root());
     (o, t.elapsed())
@@ -324,7 +324,7 @@ fn a_planted_temp_file_is_never_written() {
             "--note",
             "x",
         ],
-        vec!["gold", "suggest", "sheet.jsonl", "--command", "sh", "-c", GRADE],
+        vec!["gold", "suggest", "sheet.jsonl", "--", "sh", "-c", GRADE],
     ];
     for args in runs {
         let mut c = Command::new("sh");
