@@ -404,10 +404,11 @@ fn sleep_unless(d: Duration, stop: &AtomicBool) -> bool {
 pub struct Stored {
     /// Rows given this model's grade as their own.
     pub stored: usize,
-    /// Rows a person graded: the model's grade went beside it, as an
-    /// opinion (`--second-opinion`), or was dropped (a person graded the
-    /// row while the run went on).
+    /// Rows someone else graded (`--second-opinion`, or another model
+    /// before): this model's grade went beside theirs, into `opinions`.
     pub as_opinion: usize,
+    /// Rows a person graded while the run went on (no second opinion
+    /// asked): this model's grade was dropped.
     pub left_alone: usize,
     /// Rows no longer in the sheet.
     pub gone: usize,
