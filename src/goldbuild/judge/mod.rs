@@ -574,6 +574,48 @@ mod tests {
     }
 
     #[test]
+    fn storing_leaves_a_person_graded_meanwhile_alone_and_counts_what_left() {
+        // The sheet as it is when the answers are in: a person graded c2
+        // during the run, c3 was removed.
+        let mut rows = vec![row("q1", "c1", Some("a")), row("q1", "c2", Some("b"))];
+        rows[1].give(Opinion {
+            grade: 0,
+            source: super::super::sheet::PERSON.into(),
+            labeler: Some("ana".into()),
+            ..Default::default()
+        });
+        let grades = [("q1", "c1", 3), ("q1", "c2", 2), ("q1", "c3", 1)]
+            .map(|(q, c, g)| (q.to_string(), c.to_string(), g));
+        let st = store(&mut rows, &grades, &setup(), "2026-12-01T00:00:00Z");
+        assert_eq!(
+            st,
+            Stored {
+                stored: 1,
+                as_opinion: 0,
+                left_alone: 1,
+                gone: 1
+            }
+        );
+        assert_eq!(
+            (rows[0].grade, rows[0].source.as_deref(), rows[0].verified),
+            (Some(3), Some(MODEL), false)
+        );
+        assert_eq!(
+            rows[0].prompt.as_deref(),
+            Some(prompt::hash("{query}|{passage}").as_str())
+        );
+        assert_eq!((rows[1].grade, rows[1].opinions.len()), (Some(0), 0));
+        // Asked for a second opinion, the model's grade goes beside the person's.
+        let second = Setup {
+            second_opinion: true,
+            ..setup()
+        };
+        let st = store(&mut rows, &grades[1..2], &second, "2026-12-01T00:00:00Z");
+        assert_eq!((st.stored, st.as_opinion), (0, 1));
+        assert_eq!((rows[1].grade, rows[1].opinions[0].grade), (Some(0), 2));
+    }
+
+    #[test]
     fn a_canary_is_the_querys_words_and_nothing_else() {
         assert_eq!(
             canary_passage("reset a password?"),
