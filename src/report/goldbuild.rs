@@ -270,7 +270,7 @@ pub fn judge_summary(
     }
     if stored.as_opinion > 0 {
         s += &format!(
-            "{} kept beside a person's grade as an opinion\n",
+            "{} kept as an opinion beside another labeler's grade (the row's own grade stands)\n",
             count(stored.as_opinion, "grade", "grades")
         );
     }

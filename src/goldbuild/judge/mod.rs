@@ -404,10 +404,11 @@ fn sleep_unless(d: Duration, stop: &AtomicBool) -> bool {
 pub struct Stored {
     /// Rows given this model's grade as their own.
     pub stored: usize,
-    /// Rows a person graded: the model's grade went beside it, as an
-    /// opinion (`--second-opinion`), or was dropped (a person graded the
-    /// row while the run went on).
+    /// Rows someone else graded (`--second-opinion`, or another model
+    /// before): this model's grade went beside theirs, into `opinions`.
     pub as_opinion: usize,
+    /// Rows a person graded while the run went on (no second opinion
+    /// asked): this model's grade was dropped.
     pub left_alone: usize,
     /// Rows no longer in the sheet.
     pub gone: usize,
@@ -570,6 +571,48 @@ mod tests {
         assert_eq!((p.over_budget, p.over_budget_rows), (4, 4));
         // Two words, three rotations.
         assert_eq!(p.jobs[0].prompt, "query q0|query q0 q0 query query q0");
+    }
+
+    #[test]
+    fn storing_leaves_a_person_graded_meanwhile_alone_and_counts_what_left() {
+        // The sheet as it is when the answers are in: a person graded c2
+        // during the run, c3 was removed.
+        let mut rows = vec![row("q1", "c1", Some("a")), row("q1", "c2", Some("b"))];
+        rows[1].give(Opinion {
+            grade: 0,
+            source: super::super::sheet::PERSON.into(),
+            labeler: Some("ana".into()),
+            ..Default::default()
+        });
+        let grades = [("q1", "c1", 3), ("q1", "c2", 2), ("q1", "c3", 1)]
+            .map(|(q, c, g)| (q.to_string(), c.to_string(), g));
+        let st = store(&mut rows, &grades, &setup(), "2026-12-01T00:00:00Z");
+        assert_eq!(
+            st,
+            Stored {
+                stored: 1,
+                as_opinion: 0,
+                left_alone: 1,
+                gone: 1
+            }
+        );
+        assert_eq!(
+            (rows[0].grade, rows[0].source.as_deref(), rows[0].verified),
+            (Some(3), Some(MODEL), false)
+        );
+        assert_eq!(
+            rows[0].prompt.as_deref(),
+            Some(prompt::hash("{query}|{passage}").as_str())
+        );
+        assert_eq!((rows[1].grade, rows[1].opinions.len()), (Some(0), 0));
+        // Asked for a second opinion, the model's grade goes beside the person's.
+        let second = Setup {
+            second_opinion: true,
+            ..setup()
+        };
+        let st = store(&mut rows, &grades[1..2], &second, "2026-12-01T00:00:00Z");
+        assert_eq!((st.stored, st.as_opinion), (0, 1));
+        assert_eq!((rows[1].grade, rows[1].opinions[0].grade), (Some(0), 2));
     }
 
     #[test]
