@@ -1,0 +1,32 @@
+"""rgate: a regression gate for retrieval quality, in process.
+
+``evaluate`` (trec_eval's measures, exactly), ``compare`` (A/B with paired
+significance tests) and ``gate`` (the CI verdict against stored baselines)
+run the same Rust code as the ``rgate`` command, on paths or on the dicts
+and DataFrames Python users hold; ``rgate.testing.assert_no_regression``
+gates from a pytest test. Errors raise :class:`RgateError` (a
+``ValueError``) with the command's message and hint; warnings go through
+:mod:`warnings` as :class:`RgateWarning`; nothing is printed.
+
+>>> import rgate
+>>> rgate.evaluate({"q1": {"d1": 1}}, {"q1": ["d0", "d1"]}, "recall@1,rr")["rr"]
+0.5
+"""
+
+from rgate import _rgate
+from rgate._api import Comparison, Evaluation, GateOutcome, compare, evaluate, gate
+from rgate._errors import RgateError, RgateWarning
+
+__version__: str = _rgate.__version__
+
+__all__ = [
+    "Comparison",
+    "Evaluation",
+    "GateOutcome",
+    "RgateError",
+    "RgateWarning",
+    "compare",
+    "evaluate",
+    "gate",
+    "__version__",
+]
