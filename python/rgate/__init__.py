@@ -14,10 +14,33 @@ gates from a pytest test. Errors raise :class:`RgateError` (a
 """
 
 from rgate import _rgate
-from rgate._api import Comparison, Evaluation, GateOutcome, compare, evaluate, gate
 from rgate._errors import RgateError, RgateWarning
 
+# typing's own TYPE_CHECKING costs an import of typing (7 ms) on every
+# command; type checkers read a module-level `TYPE_CHECKING = False` alike.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rgate._api import Comparison, Evaluation, GateOutcome, compare, evaluate, gate
+
 __version__: str = _rgate.__version__
+
+_API = {"Comparison", "Evaluation", "GateOutcome", "compare", "evaluate", "gate"}
+
+
+def __getattr__(name: str):
+    # The API (and json, copy, warnings with it) is imported on first use:
+    # the `rgate` console script imports this package and needs none of it,
+    # and every import is start-up time of every command (README, "From
+    # Python").
+    if name in _API:
+        from rgate import _api
+
+        return getattr(_api, name)
+    raise AttributeError(f"module 'rgate' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _API)
 
 __all__ = [
     "Comparison",

@@ -74,7 +74,14 @@ class Evaluation(_Report):
         return list(self._data.get("warnings", []))
 
     def __getitem__(self, metric: str) -> float:
-        return self._data["metrics"][metric]["all"]
+        """The mean over all queries of ``metric``, in any spelling the
+        input takes (``"RR"``, ``"mrr"``, ``"MRR"``)."""
+        metrics = self._data["metrics"]
+        if metric not in metrics:
+            metric = _rgate.metric_name(metric)
+        if metric not in metrics:
+            raise KeyError(f"{metric} was not computed (computed: {', '.join(metrics)})")
+        return metrics[metric]["all"]
 
     def to_pandas(self):
         """Per query (with ``per_query=True``): one row per query, indexed by
@@ -247,7 +254,7 @@ def compare(
     >>> better = {f"q{i}": ["a", "b"] for i in range(30)}
     >>> cmp = rgate.compare(qrels, {"base": base, "new": better}, ["rr"], resamples=1000)
     >>> [(c["run"], c["metric"], c["delta"]) for c in cmp.checks]
-    [('new', 'rr', 0.5)]
+    [('new', 'mrr', 0.5)]
     """
     if correction != "holm":
         from rgate._errors import RgateError

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 
 class RgateError(ValueError):
     """An input rgate refuses, or a run it cannot finish: the command line's
@@ -18,11 +16,11 @@ class RgateError(ValueError):
         ... except rgate.RgateError as err:
         ...     print(err.message)
         ...     print(err.hint)
-        gold: query id `q 1` contains white space
+        qrels dict: query id `q 1` contains white space
         TREC runs split on white space, so ids cannot contain it
     """
 
-    def __init__(self, message: str, hint: Optional[str] = None) -> None:
+    def __init__(self, message: str, hint: "str | None" = None) -> None:
         super().__init__(message if hint is None else f"{message}\nhint: {hint}")
         self.message = message
         self.hint = hint

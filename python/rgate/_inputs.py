@@ -71,19 +71,23 @@ def _kind(d: Mapping, what: str, scored: str, listed: str) -> str:
 
 
 def gold_spec(gold: Any) -> tuple:
+    """``(kind, name, payload...)``: ``name`` ("qrels dict", "qrels
+    DataFrame") stands where a file's path would in messages."""
+    name = f"qrels {type(gold).__name__}"
     gold = _plain(gold)
     if isinstance(gold, (str, os.PathLike)):
-        return ("path", os.fspath(gold))
+        return ("path", name, os.fspath(gold))
     if _is_dataframe(gold):
         return (
             "rows",
+            name,
             _column(gold, _QUERY, "gold"),
             _column(gold, _DOC, "gold"),
             _column(gold, _GRADE, "gold"),
         )
     if isinstance(gold, Mapping):
         kind = _kind(gold, "gold set", "graded", "listed")
-        return (kind, _as_dicts(gold, dict if kind == "graded" else list))
+        return (kind, name, _as_dicts(gold, dict if kind == "graded" else list))
     raise RgateError(
         f"a gold set is a path, a dict or a DataFrame, not {type(gold).__name__}",
         "pass a qrels/YAML path, {qid: {doc: grade}}, {qid: [doc, ...]}, or a DataFrame query_id, doc_id, relevance",
@@ -91,19 +95,22 @@ def gold_spec(gold: Any) -> tuple:
 
 
 def run_spec(run: Any) -> tuple:
+    """As :func:`gold_spec`: "run dict", "run DataFrame"."""
+    name = f"run {type(run).__name__}"
     run = _plain(run)
     if isinstance(run, (str, os.PathLike)):
-        return ("path", os.fspath(run))
+        return ("path", name, os.fspath(run))
     if _is_dataframe(run):
         return (
             "rows",
+            name,
             _column(run, _QUERY, "run"),
             _column(run, _DOC, "run"),
             _column(run, _SCORE, "run"),
         )
     if isinstance(run, Mapping):
         kind = _kind(run, "run", "scored", "ranked")
-        return (kind, _as_dicts(run, dict if kind == "scored" else list))
+        return (kind, name, _as_dicts(run, dict if kind == "scored" else list))
     raise RgateError(
         f"a run is a path, a dict or a DataFrame, not {type(run).__name__}",
         "pass a TREC/JSON/JSONL path, {qid: {doc: score}}, {qid: [doc, ...]}, or a DataFrame query_id, doc_id, score",

@@ -20,7 +20,9 @@ use rgate::config::{Config, TestKind, Weighting, DEFAULT_SEED};
 use rgate::diag::{UserError, Warnings};
 use rgate::gate::GateOutcome;
 use rgate::gold::MemoryGold;
-use rgate::pipeline::{self, CompareInput, CompareOptions, EvalOptions, GateOptions, GoldInput, Overrides, RunSource, Unwatched};
+use rgate::pipeline::{
+    self, CompareInput, CompareOptions, EvalOptions, GateOptions, GoldInput, Overrides, RunSource, Unwatched,
+};
 use rgate::report::compare::CompareView;
 use rgate::report::eval::EvalView;
 use rgate::report::gate::GateView;
@@ -102,8 +104,10 @@ fn score(v: &Bound<'_, PyAny>, qid: &str, doc: &str) -> PyResult<f64> {
     })
 }
 
-/// `(kind, value...)` from `rgate._inputs`: `("path", str)`, `("graded",
-/// {q: {d: g}})`, `("listed", {q: [d]})`, `("rows", qids, docs, values)`.
+/// `(kind, name, value...)` from `rgate._inputs`: `("path", _, str)`,
+/// `("graded", name, {q: {d: g}})`, `("listed", name, {q: [d]})`,
+/// `("rows", name, qids, docs, values)`; `name` ("qrels dict") stands for
+/// a path in messages.
 fn gold_input(
     spec: &Bound<'_, PyTuple>,
     strata: Option<Vec<(String, String)>>,
@@ -116,10 +120,10 @@ fn gold_input(
         relevance_level: Some(relevance_level),
         ..GoldInput::default()
     };
-    let name = "gold".to_string();
+    let name: String = spec.get_item(1)?.extract()?;
     let memory = match kind.as_str() {
         "path" => {
-            input.path = spec.get_item(1)?.extract::<PathBuf>()?;
+            input.path = spec.get_item(2)?.extract::<PathBuf>()?;
             if strata.is_some() {
                 return Err(bad(
                     "strata= goes with an in-memory gold set; a gold file carries its own (or pass the strata file to `rgate eval --strata`)",
@@ -128,7 +132,7 @@ fn gold_input(
             return Ok(input);
         }
         "graded" => {
-            let d = spec.get_item(1)?;
+            let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
             let mut queries = Vec::with_capacity(d.len());
             for (q, labels) in d.iter() {
@@ -151,7 +155,7 @@ fn gold_input(
             }
         }
         "listed" => {
-            let d = spec.get_item(1)?;
+            let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
             let mut queries = Vec::with_capacity(d.len());
             for (q, docs) in d.iter() {
@@ -185,24 +189,31 @@ fn gold_input(
 }
 
 /// The three equal-length columns of a `("rows", ...)` shape.
-fn rows<'py>(spec: &Bound<'py, PyTuple>) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>)> {
+fn rows<'py>(
+    spec: &Bound<'py, PyTuple>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>)> {
     let col = |i: usize| -> PyResult<Bound<'py, PyList>> { Ok(spec.get_item(i)?.cast_into::<PyList>()?) };
-    let (q, d, v) = (col(1)?, col(2)?, col(3)?);
+    let (q, d, v) = (col(2)?, col(3)?, col(4)?);
     if q.len() != d.len() || q.len() != v.len() {
         return Err(bad("the columns have different lengths"));
     }
     Ok((q, d, v))
 }
 
-/// A run shape from `rgate._inputs`: `("path", str)`, `("scored", {q: {d:
-/// s}})`, `("ranked", {q: [d]})`, `("rows", qids, docs, scores)`.
-fn run_source(spec: &Bound<'_, PyTuple>, name: &str) -> PyResult<RunSource> {
+/// A run shape from `rgate._inputs`, as [`gold_input`]'s: `("path", _,
+/// str)`, `("scored", name, {q: {d: s}})`, `("ranked", name, {q: [d]})`,
+/// `("rows", name, qids, docs, scores)`. `name`, when given, replaces the
+/// shape's own (compare's and the gate's runs are named by their keys).
+fn run_source(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSource> {
     let kind: String = spec.get_item(0)?.extract()?;
-    let name = name.to_string();
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => spec.get_item(1)?.extract()?,
+    };
     let run = match kind.as_str() {
-        "path" => return Ok(RunSource::File(spec.get_item(1)?.extract::<PathBuf>()?)),
+        "path" => return Ok(RunSource::File(spec.get_item(2)?.extract::<PathBuf>()?)),
         "scored" => {
-            let d = spec.get_item(1)?;
+            let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
             let mut queries = Vec::with_capacity(d.len());
             for (q, docs) in d.iter() {
@@ -221,7 +232,7 @@ fn run_source(spec: &Bound<'_, PyTuple>, name: &str) -> PyResult<RunSource> {
             MemoryRun { name, queries }
         }
         "ranked" => {
-            let d = spec.get_item(1)?;
+            let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
             let mut queries = Vec::with_capacity(d.len());
             for (q, docs) in d.iter() {
@@ -283,7 +294,7 @@ fn evaluate(
 ) -> PyResult<Rendered> {
     let opts = EvalOptions {
         gold: gold_input(gold, strata, metrics, relevance_level)?,
-        run: run_source(run, "run")?,
+        run: run_source(run, None)?,
         run_format: None,
         chunks: None,
         candidates: None,
@@ -307,7 +318,11 @@ fn evaluate(
             trec_names: false,
         };
         let json = view.render(Format::Json)?;
-        let table = EvalView { per_query: false, ..view }.render(Format::Table)?;
+        let table = EvalView {
+            per_query: false,
+            ..view
+        }
+        .render(Format::Table)?;
         Ok((json, table, warnings.0))
     });
     done.map_err(|e| rgate_error(py, &e))
@@ -361,7 +376,7 @@ fn compare(
         .map(|(name, spec)| {
             Ok(CompareInput {
                 name: Some(name.clone()),
-                source: run_source(spec, name)?,
+                source: run_source(spec, Some(name))?,
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -388,7 +403,11 @@ fn compare(
             settings: &c.settings,
             alternative: c.alternative,
         };
-        Ok((view.render(Format::Json)?, view.render(Format::Table)?, warnings.0))
+        Ok((
+            view.render(Format::Json)?,
+            view.render(Format::Table)?,
+            warnings.0,
+        ))
     });
     done.map_err(|e| rgate_error(py, &e))
 }
@@ -429,7 +448,12 @@ fn gate(
 ) -> PyResult<GateReport> {
     let sources = |list: &[(String, Bound<'_, PyTuple>)], what: &str| {
         list.iter()
-            .map(|(name, spec)| Ok((name.clone(), run_source(spec, &format!("{what} of `{name}`"))?)))
+            .map(|(name, spec)| {
+                Ok((
+                    name.clone(),
+                    run_source(spec, Some(&format!("{what} of `{name}`")))?,
+                ))
+            })
             .collect::<PyResult<Vec<_>>>()
     };
     let opts = GateOptions {
@@ -449,6 +473,15 @@ fn gate(
         .map_err(|e| rgate_error(py, &e))
 }
 
+/// A metric's name as reports key it (`"RR"` -> `"mrr"`, `"nDCG@10"` ->
+/// `"ndcg@10"`), so a result is indexed by any spelling the input takes.
+#[pyfunction]
+fn metric_name(py: Python<'_>, name: &str) -> PyResult<String> {
+    name.parse::<rgate::metrics::Metric>()
+        .map(|m| m.name())
+        .map_err(|e| rgate_error(py, &anyhow::Error::from(e)))
+}
+
 /// The `rgate` command: `args` as `sys.argv` holds them, the program name
 /// first. Returns the exit code.
 #[pyfunction]
@@ -463,6 +496,7 @@ fn _rgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(gate, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(metric_name, m)?)?;
     m.add_class::<GateReport>()?;
     Ok(())
 }

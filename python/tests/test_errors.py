@@ -26,9 +26,9 @@ def test_rgate_error_is_a_value_error_with_the_cli_message_and_hint(tmp_path):
 @pytest.mark.parametrize(
     "gold, run, message",
     [
-        ({"q1": {"a": 1, "b": 2}}, {"q1": {"a": float("nan")}}, "run: query `q1`, document `a`: score NaN is not a finite number"),
+        ({"q1": {"a": 1, "b": 2}}, {"q1": {"a": float("nan")}}, "run dict: query `q1`, document `a`: score NaN is not a finite number"),
         ({"q1": {"a": 1.5}}, {"q1": ["a"]}, "query `q1`, document `a`: a grade is an integer, not 1.5"),
-        ({}, {"q1": ["a"]}, "gold: the gold set has no queries"),
+        ({}, {"q1": ["a"]}, "qrels dict: the gold set has no queries"),
         ({"q1": {"a": 1}}, {"q1": ["a"]}, None),
         ({"q1": ["a"]}, 42, "a run is a path, a dict or a DataFrame, not int"),
         ({"q1": ["a"]}, {"q1": "a"}, "the run's values are neither dicts nor lists (found str)"),
@@ -63,8 +63,8 @@ def test_warnings_go_through_the_warnings_module_and_nothing_is_printed(capfd):
         ev = rgate.evaluate({"q1": ["a"], "q2": ["b"]}, {"q1": ["a"], "q9": ["x"]}, "RR")
     texts = [str(w.message) for w in caught]
     assert texts == [
-        "run: 1 of 2 gold queries is absent; it scores 0 on every metric: `q2`",
-        "run: 1 query is not in the gold set gold; ignored",
+        "run dict: 1 of 2 gold queries is absent; it scores 0 on every metric: `q2`",
+        "run dict: 1 query is not in the gold set qrels dict; ignored",
     ]
     assert caught[0].filename == __file__  # points at the caller's line
     assert ev["rr"] == 0.5

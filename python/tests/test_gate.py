@@ -45,5 +45,5 @@ def test_a_gate_without_config_is_an_rgate_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(rgate.RgateError) as info:
         rgate.gate()
-    assert info.value.message == "rgate.yaml: no config found here or in any parent directory"
+    assert info.value.message == "config/rgate.yaml: no config found here or in any parent directory"
     assert info.value.hint.startswith("run `rgate init` to write one")

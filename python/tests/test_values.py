@@ -91,7 +91,7 @@ def test_ties_rank_by_document_id_descending_as_pytrec_eval_does():
     run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.5}, "q2": {"y": 1.0, "z": 1.0}}
     want = pytrec_values(qrels, run, {"recip_rank"})
     ev = rgate.evaluate(qrels, run, "RR", per_query=True)
-    got = {r["query_id"]: r["rr"] for r in ev.per_query}
+    got = {r["query_id"]: r["mrr"] for r in ev.per_query}
     assert got == {q: v["recip_rank"] for q, v in want.items()} == {"q1": 1 / 3, "q2": 1.0}
 
 

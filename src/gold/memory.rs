@@ -29,7 +29,10 @@ impl MemoryGold {
     /// A gold set from `(query, document, grade)` rows, queries in order of
     /// first appearance. A document given twice for a query is refused when
     /// the set is built, as a qrels file's repeated judgment is.
-    pub fn from_rows(name: impl Into<String>, rows: impl IntoIterator<Item = (String, String, i32)>) -> MemoryGold {
+    pub fn from_rows(
+        name: impl Into<String>,
+        rows: impl IntoIterator<Item = (String, String, i32)>,
+    ) -> MemoryGold {
         let mut queries: Vec<(String, Vec<(String, i32)>)> = Vec::new();
         let mut at: HashMap<String, usize> = HashMap::new();
         for (q, d, g) in rows {
@@ -65,7 +68,10 @@ impl MemoryGold {
             .map(|(q, s)| (q.as_str(), s.as_str()))
             .collect();
         for (qid, labels) in &self.queries {
-            let stratum = b.stratum(stratum_of.get(qid.as_str()).copied().unwrap_or(DEFAULT_STRATUM), None)?;
+            let stratum = b.stratum(
+                stratum_of.get(qid.as_str()).copied().unwrap_or(DEFAULT_STRATUM),
+                None,
+            )?;
             let mut l = Labels::with_capacity(labels.len(), labels.iter().map(|(d, _)| d.len()).sum());
             for (d, g) in labels {
                 l.push(d, *g);

@@ -141,9 +141,9 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::run::memory::MemoryRun;
     use crate::diag::Warnings;
     use crate::gate::{CheckVerdict, Verdict};
+    use crate::run::memory::MemoryRun;
 
     fn demo(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config").join(rel)
@@ -253,7 +253,9 @@ mod tests {
     }
 
     fn trec_fixture(name: &str) -> (PathBuf, String) {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trec_eval").join(name);
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/trec_eval")
+            .join(name);
         let text = std::fs::read_to_string(&p).unwrap();
         (p, text)
     }
@@ -337,7 +339,10 @@ mod tests {
         let run = RunSource::Memory(Arc::new(MemoryRun {
             name: "dict".into(),
             queries: vec![
-                ("q1".into(), Ranked::Scored(vec![("a".into(), 0.5), ("c".into(), 0.5)])),
+                (
+                    "q1".into(),
+                    Ranked::Scored(vec![("a".into(), 0.5), ("c".into(), 0.5)]),
+                ),
                 ("q9".into(), Ranked::Ids(vec!["x".into()])),
             ],
         }));
@@ -358,9 +363,15 @@ mod tests {
         assert_eq!(r.scores.values[0], vec![0.5, 0.0]);
         assert_eq!(r.prep.gold.strata, ["s1", "default"]);
         let w = warnings.0.join("\n");
-        assert!(w.contains("the strata name 1 query absent from gold: `zz`"), "{w}");
+        assert!(
+            w.contains("the strata name 1 query absent from gold: `zz`"),
+            "{w}"
+        );
         assert!(w.contains("dict: 1 of 2 gold queries is absent"), "{w}");
-        assert!(w.contains("dict: 1 query is not in the gold set gold; ignored"), "{w}");
+        assert!(
+            w.contains("dict: 1 query is not in the gold set gold; ignored"),
+            "{w}"
+        );
     }
 
     #[test]
@@ -392,13 +403,31 @@ mod tests {
             eval(&opts, &mut Warnings::default()).err().unwrap().to_string()
         };
         let ok = || gold(vec![("q1".into(), vec![("a".into(), 1)])]);
-        let e = err(ok(), vec![("q1".into(), Ranked::Scored(vec![("a".into(), f64::NAN)]))]);
-        assert!(e.starts_with("run: query `q1`, document `a`: score NaN is not a finite number\nhint: "), "{e}");
-        let e = err(ok(), vec![("q1".into(), Ranked::Ids(vec![])), ("q1".into(), Ranked::Ids(vec![]))]);
-        assert!(e.starts_with("run: query `q1` is given twice (entries 1 and 2)"), "{e}");
+        let e = err(
+            ok(),
+            vec![("q1".into(), Ranked::Scored(vec![("a".into(), f64::NAN)]))],
+        );
+        assert!(
+            e.starts_with("run: query `q1`, document `a`: score NaN is not a finite number\nhint: "),
+            "{e}"
+        );
+        let e = err(
+            ok(),
+            vec![
+                ("q1".into(), Ranked::Ids(vec![])),
+                ("q1".into(), Ranked::Ids(vec![])),
+            ],
+        );
+        assert!(
+            e.starts_with("run: query `q1` is given twice (entries 1 and 2)"),
+            "{e}"
+        );
         let e = err(gold(vec![("q 1".into(), vec![("a".into(), 1)])]), vec![]);
         assert!(e.starts_with("gold: query id `q 1` contains white space"), "{e}");
-        let e = err(gold(vec![("q1".into(), vec![("a".into(), 1), ("a".into(), 2)])]), vec![]);
+        let e = err(
+            gold(vec![("q1".into(), vec![("a".into(), 1), ("a".into(), 2)])]),
+            vec![],
+        );
         assert!(e.starts_with("gold: query `q1`: label `a` appears twice"), "{e}");
         let e = err(gold(vec![]), vec![]);
         assert!(e.starts_with("gold: the gold set has no queries"), "{e}");

@@ -37,7 +37,10 @@ impl MemoryRun {
     /// TREC file's lines), queries in order of first appearance. A
     /// document given twice for a query keeps its best-ranked row, as a
     /// TREC run's does, with the same warning.
-    pub fn from_rows(name: impl Into<String>, rows: impl IntoIterator<Item = (String, String, f64)>) -> MemoryRun {
+    pub fn from_rows(
+        name: impl Into<String>,
+        rows: impl IntoIterator<Item = (String, String, f64)>,
+    ) -> MemoryRun {
         let mut queries: Vec<(String, Ranked)> = Vec::new();
         let mut at: HashMap<String, usize> = HashMap::new();
         for (q, d, s) in rows {
