@@ -14,7 +14,7 @@ import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from rgate import _rgate
-from rgate._errors import RgateWarning
+from rgate._errors import RgateError, RgateWarning
 from rgate._inputs import gold_spec, metric_list, run_spec, strata_list
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -24,6 +24,18 @@ def _warn(messages: Sequence[str]) -> None:
     for m in messages:
         # stacklevel 3: the line of the caller's evaluate()/compare()/gate().
         warnings.warn(m, RgateWarning, stacklevel=3)
+
+
+def _native(fn, *args):
+    """A call into the native module. Its own refusals of a value's type
+    (a grade that is not an integer, a key that is not a string) come as
+    ValueError or TypeError: raised as RgateError like every other."""
+    try:
+        return fn(*args)
+    except RgateError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise RgateError(str(e)) from None
 
 
 def _pandas():
@@ -78,7 +90,7 @@ class Evaluation(_Report):
         input takes (``"RR"``, ``"mrr"``, ``"MRR"``)."""
         metrics = self._data["metrics"]
         if metric not in metrics:
-            metric = _rgate.metric_name(metric)
+            metric = _native(_rgate.metric_name, metric)
         if metric not in metrics:
             raise KeyError(f"{metric} was not computed (computed: {', '.join(metrics)})")
         return metrics[metric]["all"]
@@ -211,7 +223,8 @@ def evaluate(
     >>> ev.to_dict()["queries"]
     2
     """
-    text, table, warns = _rgate.evaluate(
+    text, table, warns = _native(
+        _rgate.evaluate,
         gold_spec(gold),
         strata_list(strata),
         run_spec(run),
@@ -257,20 +270,17 @@ def compare(
     [('new', 'mrr', 0.5)]
     """
     if correction != "holm":
-        from rgate._errors import RgateError
-
         raise RgateError(
             f"correction={correction!r}: compare adjusts its p-values by Holm's method only",
             "drop correction=, or pass correction='holm'",
         )
     if not isinstance(runs, Mapping):
-        from rgate._errors import RgateError
-
         raise RgateError(
             f"runs is a dict {{name: run}}, not {type(runs).__name__}",
             "pass runs={'baseline': run_a, 'candidate': run_b}; the first is the baseline",
         )
-    text, table, warns = _rgate.compare(
+    text, table, warns = _native(
+        _rgate.compare,
         gold_spec(gold),
         strata_list(strata),
         [(str(name), run_spec(r)) for name, r in runs.items()],
@@ -310,7 +320,8 @@ def gate(
     >>> outcome.verdict, outcome.exit_code
     ('pass', 0)
     """
-    native = _rgate.gate(
+    native = _native(
+        _rgate.gate,
         os.fspath(config) if config is not None else None,
         [(str(n), run_spec(r)) for n, r in (runs or {}).items()],
         [(str(n), run_spec(r)) for n, r in (candidates or {}).items()],

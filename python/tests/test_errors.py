@@ -38,9 +38,14 @@ def test_bad_inputs_raise_with_the_reason(gold, run, message):
     if message is None:
         assert rgate.evaluate(gold, run, "RR")["rr"] == 1.0
         return
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(rgate.RgateError) as info:
         rgate.evaluate(gold, run, "RR")
     assert str(info.value).startswith(message), str(info.value)
+
+
+def test_ids_of_another_type_are_an_rgate_error():
+    with pytest.raises(rgate.RgateError, match="a document id must be a string, not tuple"):
+        rgate.evaluate({"q1": {("a",): 1}}, {"q1": ["a"]})
 
 
 def test_an_unknown_metric_names_the_near_one():
