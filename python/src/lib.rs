@@ -282,6 +282,7 @@ type Rendered = (String, String, Vec<String>);
 
 #[pyfunction]
 #[pyo3(signature = (gold, strata, run, metrics, per_query, relevance_level, by_stratum))]
+#[allow(clippy::too_many_arguments)]
 fn evaluate(
     py: Python<'_>,
     gold: &Bound<'_, PyTuple>,
@@ -479,7 +480,7 @@ fn gate(
 fn metric_name(py: Python<'_>, name: &str) -> PyResult<String> {
     name.parse::<rgate::metrics::Metric>()
         .map(|m| m.name())
-        .map_err(|e| rgate_error(py, &anyhow::Error::from(e)))
+        .map_err(|e| rgate_error(py, &e))
 }
 
 /// The `rgate` command: `args` as `sys.argv` holds them, the program name
