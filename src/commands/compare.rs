@@ -49,8 +49,9 @@ pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
     let opts = options(args);
     let mut guard = super::gold_guard(&args.gold);
     for r in &opts.runs {
-        let RunSource::File(p) = &r.source;
-        guard.file(p, "a run");
+        if let RunSource::File(p) = &r.source {
+            guard.file(p, "a run");
+        }
     }
     for (_, p) in &opts.chunks {
         guard.file(p, "a chunk map");

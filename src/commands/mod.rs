@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod completions;
+pub mod entry;
 pub mod eval;
 pub mod gate;
 pub mod gold;
@@ -30,6 +31,7 @@ pub fn gold_input(args: &GoldArgs) -> GoldInput {
         metrics: args.metrics.clone(),
         relevance_level: args.relevance_level,
         span_coverage: args.span_coverage,
+        memory: None,
     }
 }
 

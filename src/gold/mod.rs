@@ -28,6 +28,7 @@ use crate::diag::{input_error, input_error_hint, strip_bom, Warnings};
 mod builder;
 mod fast_yaml;
 mod index;
+mod memory;
 mod model;
 mod native;
 mod qrels;
@@ -35,6 +36,7 @@ mod write;
 
 use index::{id_hash, id_prefix, QueryIndex};
 pub(crate) use index::{same_id, short_word};
+pub use memory::MemoryGold;
 pub use model::*;
 use native::parse_native;
 use qrels::{parse_qrels, read_strata_file};

@@ -137,9 +137,7 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
 
 /// The file a run was read from.
 fn path_of(source: &RunSource) -> &Path {
-    match source {
-        RunSource::File(p) => p,
-    }
+    source.path()
 }
 
 /// Reads and scores every run.

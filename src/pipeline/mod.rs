@@ -12,8 +12,11 @@
 //! work goes on (a retriever command's progress, a wait for a lock, a
 //! baseline written) goes to a [`Watch`].
 //!
-//! Runs are named by a [`RunSource`]: a file today; in-memory rankings (a
-//! Python dict) become one more variant, read by the same judging code.
+//! Runs are named by a [`RunSource`]: a file, or rankings in memory (a
+//! Python dict), judged by the same code; a gold set is a file or a
+//! [`MemoryGold`] (see [`GoldInput::memory`]), checked by the same
+//! builder. The Python module reaches every command this way, with no file
+//! written and no process started.
 
 pub mod baseline;
 pub mod compare;
@@ -22,10 +25,13 @@ pub mod gate;
 pub mod gold;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
+use crate::gold::MemoryGold;
 use crate::prepared::Prepared;
+use crate::run::memory::MemoryRun;
 use crate::run::{self, JudgedRun, RunOptions};
 
 pub use baseline::{baseline_update, BaselineUpdate, UpdateOptions};
@@ -35,10 +41,12 @@ pub use gate::{gate, Evaluated, GateOptions, GateRun, Overrides};
 pub use gold::{gold_stats, gold_validate, GoldOptions, GoldStats, Validation};
 
 /// Where a run (or a candidate list) comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RunSource {
     /// A TREC, JSON or JSONL run file.
     File(PathBuf),
+    /// Rankings in memory; its name stands for a path in messages.
+    Memory(Arc<MemoryRun>),
 }
 
 impl RunSource {
@@ -46,6 +54,16 @@ impl RunSource {
     pub fn read(&self, prep: &Prepared, opts: &RunOptions) -> Result<JudgedRun> {
         match self {
             RunSource::File(path) => run::read(path, &prep.gold, &prep.labels, opts),
+            RunSource::Memory(m) => m.judge(&prep.gold, &prep.labels, opts),
+        }
+    }
+
+    /// The file, or the in-memory run's name, as messages and reports name
+    /// the run.
+    pub fn path(&self) -> &Path {
+        match self {
+            RunSource::File(path) => path,
+            RunSource::Memory(m) => Path::new(&m.name),
         }
     }
 }
@@ -65,17 +83,26 @@ pub struct GoldInput {
     pub relevance_level: Option<i32>,
     /// See [`crate::judge::DEFAULT_SPAN_COVERAGE`].
     pub span_coverage: Option<f64>,
+    /// A gold set in memory, used instead of `path` and `strata`.
+    pub memory: Option<Arc<MemoryGold>>,
 }
 
 /// Loads the gold set and parses the metrics for `eval` and `compare`.
 pub fn prepare(input: &GoldInput) -> Result<Prepared> {
-    Prepared::load(
-        &input.path,
-        input.strata.as_deref(),
-        &input.metrics,
-        input.relevance_level.unwrap_or(1),
-    )
-    .map(|p| p.with_span_coverage(input.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE)))
+    let level = input.relevance_level.unwrap_or(1);
+    let prep = match &input.memory {
+        Some(m) => {
+            let metrics = if input.metrics.is_empty() {
+                crate::metrics::default_metrics()
+            } else {
+                crate::metrics::parse_list(&input.metrics)?
+            };
+            let (gold, warnings) = m.build()?;
+            Ok(Prepared::new(gold, warnings, metrics, level))
+        }
+        None => Prepared::load(&input.path, input.strata.as_deref(), &input.metrics, level),
+    };
+    prep.map(|p| p.with_span_coverage(input.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE)))
 }
 
 /// What a front end shows while the pipeline works. Every method has a
@@ -116,6 +143,7 @@ mod tests {
     use crate::config::Config;
     use crate::diag::Warnings;
     use crate::gate::{CheckVerdict, Verdict};
+    use crate::run::memory::MemoryRun;
 
     fn demo(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config").join(rel)
@@ -222,6 +250,187 @@ mod tests {
         opts.alpha = 1.0;
         let err = compare(&opts, &mut warnings).err().unwrap().to_string();
         assert!(err.contains("--alpha 1 is outside (0, 1)"), "{err}");
+    }
+
+    fn trec_fixture(name: &str) -> (PathBuf, String) {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/trec_eval")
+            .join(name);
+        let text = std::fs::read_to_string(&p).unwrap();
+        (p, text)
+    }
+
+    fn eval_means(gold: GoldInput, run: RunSource) -> (Vec<String>, Vec<f64>, Vec<f64>, Warnings) {
+        let opts = EvalOptions {
+            gold: GoldInput {
+                metrics: vec!["ndcg@10,recall@100,map,P@5,RR,judged@10".into()],
+                ..gold
+            },
+            run,
+            run_format: None,
+            chunks: None,
+            candidates: None,
+            cutoff: None,
+            trec_names: false,
+            interval_resamples: Some(0),
+            seed: crate::config::DEFAULT_SEED,
+        };
+        let mut warnings = Warnings::default();
+        let run = eval(&opts, &mut warnings).unwrap();
+        let names = run.scores.metrics.iter().map(|m| m.name()).collect();
+        let per_query = run.scores.values.iter().flatten().copied().collect();
+        (names, run.summary.all.means.clone(), per_query, warnings)
+    }
+
+    /// The qrels and run of trec_eval's own test, read by the file readers,
+    /// and the same lines handed over as rows in memory (as a DataFrame
+    /// gives them): every mean and every per-query value bit-equal.
+    #[test]
+    fn in_memory_gold_and_run_score_exactly_as_the_files_they_came_from() {
+        let (qrels_path, qrels) = trec_fixture("qrels.test");
+        let (run_path, run_text) = trec_fixture("results.test");
+        let gold_rows = qrels.lines().filter(|l| !l.trim().is_empty()).map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[2].to_string(), f[3].parse::<i32>().unwrap())
+        });
+        let run_rows = run_text.lines().filter(|l| !l.trim().is_empty()).map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[2].to_string(), f[4].parse::<f64>().unwrap())
+        });
+        let memory_gold = GoldInput {
+            memory: Some(Arc::new(MemoryGold::from_rows("qrels", gold_rows))),
+            ..GoldInput::default()
+        };
+        let memory_run = RunSource::Memory(Arc::new(MemoryRun::from_rows("run", run_rows)));
+        let from_files = eval_means(
+            GoldInput {
+                path: qrels_path,
+                ..GoldInput::default()
+            },
+            RunSource::File(run_path),
+        );
+        let from_memory = eval_means(memory_gold, memory_run);
+        assert_eq!(from_files.0, from_memory.0);
+        assert_eq!(from_files.1.len(), 6);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        assert_eq!(bits(&from_files.1), bits(&from_memory.1));
+        assert_eq!(bits(&from_files.2), bits(&from_memory.2));
+    }
+
+    /// Scored results rank by score descending, ties by id descending
+    /// (trec_eval's rule); ranked lists keep their order; a query the gold
+    /// set lacks and one it has but the run lacks are warned about.
+    #[test]
+    fn in_memory_runs_rank_ties_by_id_descending_and_warn_like_files() {
+        use crate::run::memory::Ranked;
+        let gold = GoldInput {
+            memory: Some(Arc::new(MemoryGold {
+                name: "gold".into(),
+                queries: vec![
+                    ("q1".into(), vec![("a".into(), 1)]),
+                    ("q2".into(), vec![("b".into(), 1)]),
+                ],
+                strata: Some(vec![("q1".into(), "s1".into()), ("zz".into(), "s2".into())]),
+            })),
+            metrics: vec!["RR".into()],
+            ..GoldInput::default()
+        };
+        // a and c tie at 0.5: c (the larger id) ranks first, a second.
+        let run = RunSource::Memory(Arc::new(MemoryRun {
+            name: "dict".into(),
+            queries: vec![
+                (
+                    "q1".into(),
+                    Ranked::Scored(vec![("a".into(), 0.5), ("c".into(), 0.5)]),
+                ),
+                ("q9".into(), Ranked::Ids(vec!["x".into()])),
+            ],
+        }));
+        let opts = EvalOptions {
+            gold,
+            run,
+            run_format: None,
+            chunks: None,
+            candidates: None,
+            cutoff: None,
+            trec_names: false,
+            interval_resamples: Some(0),
+            seed: crate::config::DEFAULT_SEED,
+        };
+        let mut warnings = Warnings::default();
+        let r = eval(&opts, &mut warnings).unwrap();
+        // q1: first relevant at rank 2 -> 0.5; q2 absent -> 0.
+        assert_eq!(r.scores.values[0], vec![0.5, 0.0]);
+        assert_eq!(r.prep.gold.strata, ["s1", "default"]);
+        let w = warnings.0.join("\n");
+        assert!(
+            w.contains("the strata name 1 query absent from gold: `zz`"),
+            "{w}"
+        );
+        assert!(w.contains("dict: 1 of 2 gold queries is absent"), "{w}");
+        assert!(
+            w.contains("dict: 1 query is not in the gold set gold; ignored"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn in_memory_inputs_refuse_what_files_refuse() {
+        use crate::run::memory::Ranked;
+        let gold = |queries: Vec<(String, Vec<(String, i32)>)>| GoldInput {
+            memory: Some(Arc::new(MemoryGold {
+                name: "gold".into(),
+                queries,
+                strata: None,
+            })),
+            ..GoldInput::default()
+        };
+        let err = |g: GoldInput, r: Vec<(String, Ranked)>| {
+            let opts = EvalOptions {
+                gold: g,
+                run: RunSource::Memory(Arc::new(MemoryRun {
+                    name: "run".into(),
+                    queries: r,
+                })),
+                run_format: None,
+                chunks: None,
+                candidates: None,
+                cutoff: None,
+                trec_names: false,
+                interval_resamples: Some(0),
+                seed: 1,
+            };
+            eval(&opts, &mut Warnings::default()).err().unwrap().to_string()
+        };
+        let ok = || gold(vec![("q1".into(), vec![("a".into(), 1)])]);
+        let e = err(
+            ok(),
+            vec![("q1".into(), Ranked::Scored(vec![("a".into(), f64::NAN)]))],
+        );
+        assert!(
+            e.starts_with("run: query `q1`, document `a`: score NaN is not a finite number\nhint: "),
+            "{e}"
+        );
+        let e = err(
+            ok(),
+            vec![
+                ("q1".into(), Ranked::Ids(vec![])),
+                ("q1".into(), Ranked::Ids(vec![])),
+            ],
+        );
+        assert!(
+            e.starts_with("run: query `q1` is given twice (entries 1 and 2)"),
+            "{e}"
+        );
+        let e = err(gold(vec![("q 1".into(), vec![("a".into(), 1)])]), vec![]);
+        assert!(e.starts_with("gold: query id `q 1` contains white space"), "{e}");
+        let e = err(
+            gold(vec![("q1".into(), vec![("a".into(), 1), ("a".into(), 2)])]),
+            vec![],
+        );
+        assert!(e.starts_with("gold: query `q1`: label `a` appears twice"), "{e}");
+        let e = err(gold(vec![]), vec![]);
+        assert!(e.starts_with("gold: the gold set has no queries"), "{e}");
     }
 
     #[test]

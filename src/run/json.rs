@@ -113,6 +113,30 @@ pub fn read(
     Ok((judged, located))
 }
 
+/// Judges rankings already in memory (a Python dict, say), with the rules a
+/// JSON run's rankings follow: repeats dropped (the first counts), queries
+/// not in the gold set counted, gold queries not given reported absent.
+/// The caller has refused a query given twice.
+pub(super) fn judge_ranked<'i>(
+    path: &Path,
+    gold: &GoldSet,
+    labels: &[QueryLabels],
+    keep: KeepIds,
+    chunks: Option<&ChunkMap>,
+    queries: impl IntoIterator<Item = (&'i str, Vec<&'i str>)>,
+) -> JudgedRun {
+    let mut acc = Acc::new(path, gold, labels, keep, chunks);
+    for (qid, ids) in queries {
+        acc.ranked(qid, ids.into_iter().map(|d| (d, None)).collect());
+    }
+    let places = std::mem::take(&mut acc.places);
+    let mut judged = acc.finish(RunFormat::Json);
+    if gold.has_spans() && judged.top_ids.is_some() {
+        judged.top_places = Some(places);
+    }
+    judged
+}
+
 /// Spellings of a query's id in a JSONL line, in the order they are tried.
 pub(crate) const QUERY_KEYS: [&str; 2] = ["query_id", "qid"];
 /// Spellings of a query's ranking.
@@ -262,7 +286,7 @@ fn read_lines<R: std::io::BufRead>(
 }
 
 /// trec_eval's order: score descending, ties by id descending.
-fn sort_trec<S: AsRef<str>>(pairs: &mut [(S, f64)]) {
+pub(super) fn sort_trec<S: AsRef<str>>(pairs: &mut [(S, f64)]) {
     pairs.sort_by(|a, b| {
         b.1.partial_cmp(&a.1)
             .unwrap_or(std::cmp::Ordering::Equal)

@@ -13,6 +13,7 @@
 //! 7-million-line file stays within a few megabytes.
 
 pub mod json;
+pub mod memory;
 pub mod trec;
 
 use std::fmt;

@@ -1,0 +1,42 @@
+# Stubs of the native half (python/src/lib.rs). The public API is typed in
+# the Python modules themselves; these are what they call.
+from typing import List, Optional, Sequence, Tuple
+
+_Shape = tuple
+
+__version__: str
+
+def evaluate(
+    gold: _Shape,
+    strata: Optional[Sequence[Tuple[str, str]]],
+    run: _Shape,
+    metrics: Sequence[str],
+    per_query: bool,
+    relevance_level: int,
+    by_stratum: bool,
+) -> Tuple[str, str, List[str]]: ...
+def compare(
+    gold: _Shape,
+    strata: Optional[Sequence[Tuple[str, str]]],
+    runs: Sequence[Tuple[str, _Shape]],
+    metrics: Sequence[str],
+    test: str,
+    resamples: int,
+    seed: int,
+    alternative: str,
+    alpha: float,
+    relevance_level: int,
+    by_stratum: bool,
+) -> Tuple[str, str, List[str]]: ...
+
+class GateReport:
+    def render(self, format: str) -> str: ...
+    def exit_code(self) -> int: ...
+
+def gate(
+    config: Optional[str],
+    runs: Sequence[Tuple[str, _Shape]],
+    candidates: Sequence[Tuple[str, _Shape]],
+    baseline_ref: Optional[str],
+) -> GateReport: ...
+def main(args: Sequence[str]) -> int: ...
