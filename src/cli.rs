@@ -340,7 +340,7 @@ pub enum GoldCommand {
     Sample(SampleArgs),
     /// Pool the top candidates of several runs into a labeling sheet
     Pool(PoolArgs),
-    /// Label a sheet in the terminal: 0-3 grade, s skip, u undo, n/p move, q quit
+    /// Label a sheet in the terminal: 0-3 grade, a accept, s skip, u undo, n/p move, q quit
     Label(LabelArgs),
     /// Let a command (e.g. a model) suggest grades for the rows no person graded
     Suggest(SuggestArgs),
@@ -414,6 +414,10 @@ pub struct LabelArgs {
     /// Your name, recorded with each grade [default: $USER]
     #[arg(long, value_name = "NAME")]
     pub labeler: Option<String>,
+    /// A second opinion: hide every other grade (a model's, another
+    /// person's) and record yours beside them, for `gold agreement`
+    #[arg(long)]
+    pub blind: bool,
 }
 
 #[derive(Debug, Args)]

@@ -40,6 +40,7 @@ mod gate_decisions;
 mod gate_family;
 mod gate_stages;
 mod gate_values;
+mod gold_labelflow;
 mod gold_speed;
 mod gold_team;
 mod input_limits;
