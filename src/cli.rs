@@ -373,9 +373,11 @@ pub struct SampleArgs {
     /// N distinct queries in all, split across strata in proportion
     #[arg(long, value_name = "N")]
     pub total: Option<usize>,
-    /// The field (or column) holding the stratum; rows without one are "default"
-    #[arg(long, default_value = "stratum", value_name = "F")]
-    pub stratum_field: String,
+    /// The field (or column) holding the stratum; rows without one are
+    /// "default" [default: the first of stratum, strata, segment, type,
+    /// query_type, category, intent, kind, class, topic that looks like one]
+    #[arg(long, value_name = "F")]
+    pub stratum_field: Option<String>,
     /// The field (or column) holding the query text
     #[arg(long, default_value = "text", value_name = "F")]
     pub text_field: String,
@@ -467,9 +469,9 @@ pub struct GoldPick {
     /// A query log (JSONL or CSV) to compare the gold set's strata mix with
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// The log's stratum field
-    #[arg(long, default_value = "stratum", value_name = "F")]
-    pub stratum_field: String,
+    /// The log's stratum field [default: detected, as `gold sample` does]
+    #[arg(long, value_name = "F")]
+    pub stratum_field: Option<String>,
     /// The log's text field
     #[arg(long, default_value = "text", value_name = "F")]
     pub text_field: String,

@@ -41,7 +41,8 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
         text: args.text_field.clone(),
         stratum: args.stratum_field.clone(),
     };
-    let (log, rows) = sample::read_log(&args.log, &fields)?;
+    let read = sample::read_log(&args.log, &fields)?;
+    let (log, rows) = (read.queries, read.rows);
     if log.is_empty() {
         return Err(crate::diag::input_error_hint(
             &args.log,
@@ -60,6 +61,9 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
     // query are escaped inside the strings (see `escape::json`).
     emit(global.output.as_deref(), &crate::escape::json(out))?;
     if !global.quiet {
+        if let Some(n) = read.stratum.note() {
+            eprintln!("note: {}", printable(&n));
+        }
         eprint!("{}", out::sample_mix(&log, &picked, rows, args.seed));
     }
     Ok(0)

@@ -6,7 +6,6 @@
 //! Expected values are worked out by hand from the small inputs here.
 
 use crate::cli_goldbuild::Tmux;
-#[allow(unused_imports)]
 use crate::common::{rgate, run};
 
 use std::fs;
@@ -134,4 +133,86 @@ fn accept_takes_the_models_suggestion_on_a_narrow_terminal() {
     assert_eq!(rows[1]["opinions"][0]["labeler"], "judge-model");
     assert_eq!(rows[1]["opinions"][0]["source"], "model");
     assert_eq!(rows[2]["grade"], Value::Null);
+}
+
+/// A log whose kind of query is in `type`: 6 how-to, 3 lookup, 1 other.
+fn typed_log(dir: &Path, field: &str) -> PathBuf {
+    let mut s = String::new();
+    for i in 0..10 {
+        let kind = match i {
+            0..=5 => "how-to",
+            6..=8 => "lookup",
+            _ => "multi-hop",
+        };
+        s += &format!("{{\"text\": \"query {i}\", \"{field}\": \"{kind}\", \"user\": \"u{i}\"}}\n");
+    }
+    write(dir, "log.jsonl", &s)
+}
+
+#[test]
+fn sample_takes_the_strata_from_a_type_field_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = typed_log(dir.path(), "type");
+    let mut c = rgate();
+    c.args(["gold", "sample", "--total", "10", "--log"]).arg(&log);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut strata: Vec<String> = jsonl(&o.stdout)
+        .iter()
+        .map(|r| r["stratum"].as_str().unwrap().to_string())
+        .collect();
+    strata.sort();
+    strata.dedup();
+    assert_eq!(strata, ["how-to", "lookup", "multi-hop"]);
+    assert!(
+        o.stderr.contains("note: strata taken from the log's `type` field (pass --stratum-field to choose another)"),
+        "{}",
+        o.stderr
+    );
+    // No field that looks like a stratum: said, with the fields to choose from.
+    let log = typed_log(dir.path(), "flavour");
+    let mut c = rgate();
+    c.args(["gold", "sample", "--total", "10", "--log"]).arg(&log);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(jsonl(&o.stdout).iter().all(|r| r["stratum"] == "default"));
+    assert!(
+        o.stderr.contains("every query went to stratum `default`; name one with --stratum-field F (the log's fields: text, flavour, user)"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn stats_log_drift_uses_the_detected_field_and_never_a_spurious_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // Gold: 2 how-to, 1 lookup, 1 multi-hop = 50/25/25 against the log's
+    // 60/30/10: (|.5-.6| + |.25-.3| + |.25-.1|) / 2 = 0.15.
+    let gold = write(
+        dir.path(),
+        "gold.yaml",
+        "queries:\n  - {id: a, stratum: how-to, relevant: [x]}\n  - {id: b, stratum: how-to, relevant: [x]}\n  - {id: c, stratum: lookup, relevant: [x]}\n  - {id: d, stratum: multi-hop, relevant: [x]}\n",
+    );
+    let log = typed_log(dir.path(), "type");
+    let mut c = rgate();
+    c.args(["gold", "stats", "--gold"]).arg(&gold).arg("--log").arg(&log);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("(its `type` field): distance 0.15 (0 = same mix)"), "{}", o.stdout);
+    // A log with no stratum field: no distance at all (it was 1.00: every
+    // log query in `default`, a stratum the gold set does not have).
+    let log = typed_log(dir.path(), "flavour");
+    let mut c = rgate();
+    c.args(["gold", "stats", "--gold"]).arg(&gold).arg("--log").arg(&log);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stdout.contains("distance"), "{}", o.stdout);
+    assert!(o.stdout.contains("not measured: the log has no stratum field"), "{}", o.stdout);
+    let mut c = rgate();
+    c.args(["--format", "json", "gold", "stats", "--gold"]).arg(&gold).arg("--log").arg(&log);
+    let o = run(c);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: Value = serde_json::from_str(&o.stdout).unwrap();
+    let drift = j.pointer("/provenance/log_drift").unwrap_or_else(|| panic!("{}", o.stdout));
+    assert_eq!(drift["distance"], Value::Null);
 }
