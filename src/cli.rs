@@ -459,6 +459,10 @@ pub struct ImportArgs {
     /// Which side wins a conflict (default: none; conflicts write nothing, exit 1)
     #[arg(long, value_enum, value_name = "SIDE")]
     pub prefer: Option<PreferArg>,
+    /// Drop the example queries `rgate init` wrote (q-001..q-003, matched
+    /// by id and text) from the gold set, in the same write
+    #[arg(long)]
+    pub drop_template: bool,
 }
 
 #[derive(Debug, Args)]

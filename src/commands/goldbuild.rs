@@ -249,9 +249,20 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
                 PreferArg::Sheet => Prefer::Sheet,
                 PreferArg::Gold => Prefer::Gold,
             }),
+            drop_template: args.drop_template,
         },
         &mut waiting(global.quiet),
     )?;
+    if !report.template.is_empty() && !global.quiet {
+        eprintln!(
+            "warning: {} still holds {} `rgate init` wrote ({}): they are scored with every real query, against chunks of no real corpus\nhint: drop them with `rgate gold import {} --into {} --drop-template`",
+            crate::escape::path(&args.into),
+            count(report.template.len(), "example query", "example queries"),
+            crate::diag::name_some(&report.template.iter().map(String::as_str).collect::<Vec<_>>(), 5),
+            crate::escape::path(&args.sheet),
+            crate::escape::path(&args.into),
+        );
+    }
     let json = global.format() == Format::Json;
     if json {
         emit(global.output.as_deref(), &out::import_json(&args.into, &report)?)?;
@@ -480,7 +491,13 @@ fn footer_lines(s: &Session, w: usize) -> Vec<String> {
 /// The labeler's screen for the row under the cursor, `w` by `h`, as lines
 /// (and whether each is bold); the footer is drawn below them, and takes
 /// `footer` lines.
-fn screen_lines(s: &Session, path: &std::path::Path, w: usize, h: usize, footer: usize) -> Vec<(String, bool)> {
+fn screen_lines(
+    s: &Session,
+    path: &std::path::Path,
+    w: usize,
+    h: usize,
+    footer: usize,
+) -> Vec<(String, bool)> {
     let row = &s.rows[s.cursor];
     let mut lines: Vec<(String, bool)> = Vec::new();
     let done = s.labeled();
@@ -706,12 +723,22 @@ mod tests {
         let path = std::path::Path::new("/tmp/some/long/directory/for/labeling/sheet-2026-11.jsonl");
         let footer = footer_lines(&s, 50);
         let lines = screen_lines(&s, path, 50, 24, footer.len());
-        let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).chain(footer.iter().map(String::as_str)).collect();
+        let text: Vec<&str> = lines
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .chain(footer.iter().map(String::as_str))
+            .collect();
         assert!(text.iter().all(|l| display_width(l) <= 50), "{text:#?}");
         assert_eq!(text[0], "rgate gold label  0/1 labeled (0%)  row 1/1");
         assert_eq!(text[1], "/tmp/some/long/directory/for/labeling/sheet-2026-1");
         assert_eq!(text[2], "1.jsonl");
-        assert_eq!(text[8..10], ["chunk   docs/security/keys.md#12", "grade 2 (suggested by gpt-4o-mini, not verified)"]);
+        assert_eq!(
+            text[8..10],
+            [
+                "chunk   docs/security/keys.md#12",
+                "grade 2 (suggested by gpt-4o-mini, not verified)"
+            ]
+        );
         assert_eq!(
             footer,
             [
@@ -722,8 +749,14 @@ mod tests {
         );
         // Blind: no model, no grade of anyone else's.
         let b = Session::blind(s.rows.clone(), "bo");
-        let all: String = screen_lines(&b, path, 50, 24, 2).into_iter().map(|(l, _)| l + "\n").collect();
+        let all: String = screen_lines(&b, path, 50, 24, 2)
+            .into_iter()
+            .map(|(l, _)| l + "\n")
+            .collect();
         assert!(!all.contains("gpt") && !all.contains("grade 2"), "{all}");
-        assert!(all.contains("not labeled by you") && all.contains("blind: other grades hidden"), "{all}");
+        assert!(
+            all.contains("not labeled by you") && all.contains("blind: other grades hidden"),
+            "{all}"
+        );
     }
 }

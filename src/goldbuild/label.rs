@@ -137,7 +137,10 @@ pub fn merge(disk: &mut [SheetRow], edits: &[Edit]) -> (bool, Vec<Conflict>) {
                             query_id: d.query_id.clone(),
                             chunk_id: d.chunk_id.clone(),
                             theirs: (d.grade.unwrap_or_default(), labeler_name(d)),
-                            ours: (grade.grade, grade.labeler.clone().unwrap_or_else(|| PERSON.into())),
+                            ours: (
+                                grade.grade,
+                                grade.labeler.clone().unwrap_or_else(|| PERSON.into()),
+                            ),
                         });
                     }
                     continue;
@@ -352,7 +355,11 @@ impl Session {
                 if !withdraw(&mut self.rows[i], &mine, restore.as_ref()) {
                     continue;
                 }
-                self.pending.push(Edit::Undo { key: k, mine, restore });
+                self.pending.push(Edit::Undo {
+                    key: k,
+                    mine,
+                    restore,
+                });
                 self.cursor = i;
                 return Effect::Save;
             },
@@ -549,7 +556,12 @@ mod tests {
         assert_eq!(s.press(Key::Accept, "t1"), Effect::Save);
         let row = &s.rows[0];
         assert_eq!(
-            (row.grade, row.source.as_deref(), row.labeler.as_deref(), row.verified),
+            (
+                row.grade,
+                row.source.as_deref(),
+                row.labeler.as_deref(),
+                row.verified
+            ),
             (Some(2), Some(PERSON), Some("ana"), true)
         );
         assert_eq!(row.opinions.len(), 1);
@@ -566,7 +578,12 @@ mod tests {
         assert_eq!(s.press(Key::Undo, "t"), Effect::Save);
         merge(&mut disk, &s.take_edits());
         assert_eq!(
-            (disk[0].grade, disk[0].source.as_deref(), disk[0].verified, disk[0].opinions.len()),
+            (
+                disk[0].grade,
+                disk[0].source.as_deref(),
+                disk[0].verified,
+                disk[0].opinions.len()
+            ),
             (Some(2), Some(MODEL), false, 0)
         );
     }
@@ -601,7 +618,10 @@ mod tests {
         let (changed, conflicts) = merge(&mut disk, &bo.take_edits());
         assert!(changed && conflicts.is_empty(), "{conflicts:?}");
         // Ana's grade stands; bo's is an opinion beside it.
-        assert_eq!((disk[0].grade, disk[0].labeler.as_deref()), (Some(3), Some("ana")));
+        assert_eq!(
+            (disk[0].grade, disk[0].labeler.as_deref()),
+            (Some(3), Some("ana"))
+        );
         let bo_c0: Vec<(i32, Option<&str>)> = disk[0]
             .opinions
             .iter()

@@ -52,7 +52,16 @@ impl Default for LogFields {
 /// one value splits nothing; one with a value per row is an id, not a
 /// kind of query.
 pub const STRATUM_FIELDS: [&str; 10] = [
-    "stratum", "strata", "segment", "type", "query_type", "category", "intent", "kind", "class", "topic",
+    "stratum",
+    "strata",
+    "segment",
+    "type",
+    "query_type",
+    "category",
+    "intent",
+    "kind",
+    "class",
+    "topic",
 ];
 const MAX_STRATA: usize = 50;
 
@@ -71,7 +80,10 @@ pub enum StratumSource {
 impl StratumSource {
     /// Whether the strata mean something (a field was found).
     pub fn found(&self) -> bool {
-        matches!(self, StratumSource::Named { found: true, .. } | StratumSource::Detected(_))
+        matches!(
+            self,
+            StratumSource::Named { found: true, .. } | StratumSource::Detected(_)
+        )
     }
 
     /// One line for stderr saying where the strata came from, when the
@@ -257,11 +269,7 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<Log> {
                 serde_json::Value::Null => None,
                 other => Some(other.to_string()),
             };
-            let s = fields
-                .stratum
-                .as_ref()
-                .and_then(|f| obj.get(f))
-                .and_then(value);
+            let s = fields.stratum.as_ref().and_then(|f| obj.get(f)).and_then(value);
             found |= s.as_deref().is_some_and(|s| !s.trim().is_empty());
             if fields.stratum.is_none() {
                 values.push(
@@ -295,7 +303,11 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<Log> {
                 for (row, vals) in rows.iter_mut().zip(&values) {
                     row.2 = vals.iter().find(|(i, _)| *i == c).map(|(_, v)| v.clone());
                 }
-                StratumSource::Detected(spelled[c].clone().unwrap_or_else(|| STRATUM_FIELDS[c].to_string()))
+                StratumSource::Detected(
+                    spelled[c]
+                        .clone()
+                        .unwrap_or_else(|| STRATUM_FIELDS[c].to_string()),
+                )
             }
             None => StratumSource::Missing { fields: names },
         },
@@ -505,7 +517,11 @@ mod tests {
         assert_eq!(l.stratum, StratumSource::Detected("type".into()));
         let strata: Vec<&str> = l.queries.iter().map(|q| q.stratum.as_str()).collect();
         assert_eq!(strata, ["howto", "howto", "lookup", "lookup"]);
-        assert!(l.stratum.note().unwrap().contains("strata taken from the log's `type` field"));
+        assert!(l
+            .stratum
+            .note()
+            .unwrap()
+            .contains("strata taken from the log's `type` field"));
         let csv = "text,Category,id\na,x,1\nb,x,2\nc,y,3\nd,y,4\n";
         let l = log_of(csv, "log.csv", None);
         assert_eq!(l.stratum, StratumSource::Detected("Category".into()));
@@ -522,13 +538,20 @@ mod tests {
         assert!(l.stratum.note().unwrap().contains("every query went to stratum `default`; name one with --stratum-field F (the log's fields: text, type, kind)"));
         // Both present: `stratum` comes before `intent`.
         let jsonl = "{\"text\": \"a\", \"intent\": \"i1\", \"stratum\": \"s1\"}\n{\"text\": \"b\", \"intent\": \"i1\", \"stratum\": \"s1\"}\n{\"text\": \"c\", \"intent\": \"i2\", \"stratum\": \"s2\"}\n{\"text\": \"d\", \"intent\": \"i2\", \"stratum\": \"s2\"}\n";
-        assert_eq!(log_of(jsonl, "l.jsonl", None).stratum, StratumSource::Detected("stratum".into()));
+        assert_eq!(
+            log_of(jsonl, "l.jsonl", None).stratum,
+            StratumSource::Detected("stratum".into())
+        );
         let named = log_of(jsonl, "l.jsonl", Some("intent"));
         assert_eq!(named.queries[0].stratum, "i1");
         assert!(named.stratum.note().is_none());
         let absent = log_of(jsonl, "l.jsonl", Some("segment"));
         assert!(!absent.stratum.found());
-        assert!(absent.stratum.note().unwrap().contains("no log row has a `segment` field"));
+        assert!(absent
+            .stratum
+            .note()
+            .unwrap()
+            .contains("no log row has a `segment` field"));
     }
 
     #[test]

@@ -115,6 +115,17 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
         }
     }
     let mut notes = shape_notes(&gold);
+    let examples = crate::goldbuild::import::template_ids(
+        gold.queries.iter().map(|q| (q.id.as_str(), q.text.as_deref())),
+    );
+    if !examples.is_empty() {
+        let names: Vec<&str> = examples.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "{} the examples `rgate init` wrote ({}): replace them with real queries (`rgate gold import SHEET --into GOLD --drop-template` drops them)",
+            count(names.len(), "query is", "queries are"),
+            name_some(&names, 5)
+        ));
+    }
     let (built, provenance) = build_notes(&gold, opts)?;
     notes.extend(built);
     Ok(Validation {
@@ -336,7 +347,10 @@ fn log_drift(
         let note = format!(
             "strata mix vs the log {} not measured: {}",
             printable(&log.display().to_string()),
-            why.replace("every query went to stratum `default`", "its queries have no stratum")
+            why.replace(
+                "every query went to stratum `default`",
+                "its queries have no stratum"
+            )
         );
         let json = json!({
             "log": log.display().to_string(),
@@ -356,7 +370,8 @@ fn log_drift(
         "strata mix vs the log {}{}: distance {:.2} (0 = same mix){}",
         printable(&log.display().to_string()),
         match &read.stratum {
-            sample::StratumSource::Detected(f) if f != "stratum" => format!(" (its `{}` field)", printable(f)),
+            sample::StratumSource::Detected(f) if f != "stratum" =>
+                format!(" (its `{}` field)", printable(f)),
             _ => String::new(),
         },
         tvd,

@@ -516,7 +516,17 @@ impl Tmux {
         let mut tmux = std::process::Command::new("tmux");
         common::clean_env(&mut tmux);
         let ok = tmux
-            .args(["-L", &socket, "new-session", "-d", "-x", &w.to_string(), "-y", &h.to_string(), cmd])
+            .args([
+                "-L",
+                &socket,
+                "new-session",
+                "-d",
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+                cmd,
+            ])
             .status()
             .expect("tmux is needed for the labeler test (.ci/run installs it)");
         assert!(ok.success());
