@@ -469,13 +469,13 @@ fn lay_out(items: &[String], w: usize) -> Vec<String> {
             out.extend(wrap(item, w));
             continue;
         }
-        if !line.is_empty() && display_width(&line) + 2 + display_width(&item) > w {
+        if !line.is_empty() && display_width(&line) + 2 + display_width(item) > w {
             out.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
             line.push_str("  ");
         }
-        line.push_str(&item);
+        line.push_str(item);
     }
     if !line.is_empty() {
         out.push(line);
