@@ -340,7 +340,7 @@ pub enum GoldCommand {
     Sample(SampleArgs),
     /// Pool the top candidates of several runs into a labeling sheet
     Pool(PoolArgs),
-    /// Label a sheet in the terminal: 0-3 grade, s skip, u undo, n/p move, q quit
+    /// Label a sheet in the terminal: 0-3 grade, a accept, s skip, u undo, n/p move, q quit
     Label(LabelArgs),
     /// Let a command (e.g. a model) suggest grades for the rows no person graded
     Suggest(SuggestArgs),
@@ -416,9 +416,11 @@ pub struct SampleArgs {
     /// N distinct queries in all, split across strata in proportion
     #[arg(long, value_name = "N")]
     pub total: Option<usize>,
-    /// The field (or column) holding the stratum; rows without one are "default"
-    #[arg(long, default_value = "stratum", value_name = "F")]
-    pub stratum_field: String,
+    /// The field (or column) holding the stratum; rows without one are
+    /// "default" [default: the first of stratum, strata, segment, type,
+    /// query_type, category, intent, kind, class, topic that looks like one]
+    #[arg(long, value_name = "F")]
+    pub stratum_field: Option<String>,
     /// The field (or column) holding the query text
     #[arg(long, default_value = "text", value_name = "F")]
     pub text_field: String,
@@ -466,6 +468,10 @@ pub struct LabelArgs {
     /// Your name, recorded with each grade [default: $USER]
     #[arg(long, value_name = "NAME")]
     pub labeler: Option<String>,
+    /// A second opinion: hide every other grade (a model's, another
+    /// person's) and record yours beside them, for `gold agreement`
+    #[arg(long)]
+    pub blind: bool,
 }
 
 #[derive(Debug, Args)]
@@ -577,6 +583,10 @@ pub struct ImportArgs {
     /// Which side wins a conflict (default: none; conflicts write nothing, exit 1)
     #[arg(long, value_enum, value_name = "SIDE")]
     pub prefer: Option<PreferArg>,
+    /// Drop the example queries `rgate init` wrote (q-001..q-003, matched
+    /// by id and text) from the gold set, in the same write
+    #[arg(long)]
+    pub drop_template: bool,
 }
 
 #[derive(Debug, Args)]
@@ -587,9 +597,9 @@ pub struct GoldPick {
     /// A query log (JSONL or CSV) to compare the gold set's strata mix with
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// The log's stratum field
-    #[arg(long, default_value = "stratum", value_name = "F")]
-    pub stratum_field: String,
+    /// The log's stratum field [default: detected, as `gold sample` does]
+    #[arg(long, value_name = "F")]
+    pub stratum_field: Option<String>,
     /// The log's text field
     #[arg(long, default_value = "text", value_name = "F")]
     pub text_field: String,

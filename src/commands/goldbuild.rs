@@ -44,7 +44,8 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
         text: args.text_field.clone(),
         stratum: args.stratum_field.clone(),
     };
-    let (log, rows) = sample::read_log(&args.log, &fields)?;
+    let read = sample::read_log(&args.log, &fields)?;
+    let (log, rows) = (read.queries, read.rows);
     if log.is_empty() {
         return Err(crate::diag::input_error_hint(
             &args.log,
@@ -63,6 +64,9 @@ pub fn sample(args: &SampleArgs, global: &Global) -> Result<u8> {
     // query are escaped inside the strings (see `escape::json`).
     emit(global.output.as_deref(), &crate::escape::json(out))?;
     if !global.quiet {
+        if let Some(n) = read.stratum.note() {
+            eprintln!("note: {}", printable(&n));
+        }
         eprint!("{}", out::sample_mix(&log, &picked, rows, args.seed));
     }
     Ok(0)
@@ -552,9 +556,20 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
                 PreferArg::Sheet => Prefer::Sheet,
                 PreferArg::Gold => Prefer::Gold,
             }),
+            drop_template: args.drop_template,
         },
         &mut waiting(global.quiet),
     )?;
+    if !report.template.is_empty() && !global.quiet {
+        eprintln!(
+            "warning: {} still holds {} `rgate init` wrote ({}): they are scored with every real query, against chunks of no real corpus\nhint: drop them with `rgate gold import {} --into {} --drop-template`",
+            crate::escape::path(&args.into),
+            count(report.template.len(), "example query", "example queries"),
+            crate::diag::name_some(&report.template.iter().map(String::as_str).collect::<Vec<_>>(), 5),
+            crate::escape::path(&args.sheet),
+            crate::escape::path(&args.into),
+        );
+    }
     let json = global.format() == Format::Json;
     if json {
         emit(global.output.as_deref(), &out::import_json(&args.into, &report)?)?;
@@ -620,16 +635,28 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "person".into());
     let color = super::use_color(global);
-    let mut session = Session::new(rows, labeler);
+    let mut session = if args.blind {
+        Session::blind(rows, labeler)
+    } else {
+        Session::new(rows, labeler)
+    };
     let mut term = Terminal::open()?;
     let mut notice: Option<String> = None;
     loop {
         term.draw(&session, &args.sheet, color, notice.as_deref())?;
-        let Some(key) = term.key()? else {
-            continue;
+        let key = match term.key()? {
+            Input::Key(k) => k,
+            Input::Ignored(what) => {
+                // Said, not swallowed: a key that does nothing looks like
+                // a labeler that hung.
+                notice = Some(format!("{what} does nothing here; the keys are below"));
+                continue;
+            }
+            Input::Other => continue,
         };
         match session.press(key, &now_utc()) {
             Effect::Save => {
+                notice = None;
                 let met = session.conflicts.len();
                 save_edits(&args.sheet, &mut session, &mut notice)?;
                 if let Some(c) = session.conflicts[met..].last() {
@@ -637,7 +664,8 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
                 }
             }
             Effect::Quit => break,
-            Effect::Moved | Effect::Nothing => notice = None,
+            Effect::Moved => notice = None,
+            Effect::Nothing => notice = Some(nothing_to_do(key, &session).into()),
         }
     }
     save_edits(&args.sheet, &mut session, &mut notice)?;
@@ -661,6 +689,16 @@ pub fn label(args: &LabelArgs, global: &Global) -> Result<u8> {
         count(session.conflicts.len(), "row", "rows")
     );
     Ok(1)
+}
+
+/// Why a key did nothing, for the notice line.
+fn nothing_to_do(key: Key, s: &Session) -> &'static str {
+    match key {
+        Key::Undo => "nothing to undo",
+        Key::Accept if s.is_blind() => "a blind session shows no suggestion to accept: grade 0-3",
+        Key::Accept => "no model suggestion on this row to accept: grade 0-3",
+        _ => "nothing to do",
+    }
 }
 
 /// Saves the session's edits by merging them into the sheet as it is on
@@ -694,52 +732,140 @@ struct Terminal {
     out: std::io::Stdout,
 }
 
-const FOOTER: &str = "0-3 grade (0 = not relevant)  s skip  u undo  n/p next/previous  q save and quit";
+/// What one terminal event was.
+enum Input {
+    Key(Key),
+    /// A key press that means nothing here, described for the notice.
+    Ignored(String),
+    /// Not a key press (a resize, a key release): redraw only.
+    Other,
+}
+
+/// The footer's items, wrapped to the width as whole items.
+const KEYS: [&str; 6] = [
+    "0-3 grade (0 = not relevant)",
+    "a/Enter accept suggestion",
+    "s skip",
+    "u undo",
+    "n/p next/previous",
+    "q save and quit",
+];
+const BLIND_KEYS: [&str; 5] = [
+    "0-3 grade (0 = not relevant)",
+    "s skip",
+    "u undo",
+    "n/p next/previous",
+    "q save and quit",
+];
+
+/// Items joined by two spaces into lines of at most `w` columns, an item
+/// wider than a line word-wrapped on lines of its own: the header and the footer, laid out
+/// to the terminal's width instead of cut at its edge (a cut header lost
+/// the progress count on a narrow terminal).
+fn lay_out(items: &[String], w: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for item in items {
+        if item.is_empty() {
+            continue;
+        }
+        if display_width(item) > w {
+            if !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+            }
+            out.extend(wrap(item, w));
+            continue;
+        }
+        if !line.is_empty() && display_width(&line) + 2 + display_width(item) > w {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(item);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+fn footer_lines(s: &Session, w: usize) -> Vec<String> {
+    let keys: &[&str] = if s.is_blind() { &BLIND_KEYS } else { &KEYS };
+    lay_out(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>(), w)
+}
 
 /// The labeler's screen for the row under the cursor, `w` by `h`, as lines
-/// (and whether each is bold); the footer is drawn below them.
-fn screen_lines(s: &Session, path: &std::path::Path, w: usize, h: usize) -> Vec<(String, bool)> {
+/// (and whether each is bold); the footer is drawn below them, and takes
+/// `footer` lines.
+fn screen_lines(
+    s: &Session,
+    path: &std::path::Path,
+    w: usize,
+    h: usize,
+    footer: usize,
+) -> Vec<(String, bool)> {
     let row = &s.rows[s.cursor];
     let mut lines: Vec<(String, bool)> = Vec::new();
     let done = s.labeled();
-    lines.push((
+    // The progress first: on a narrow terminal the path wraps, the count
+    // stays in view.
+    let header = [
+        "rgate gold label".to_string(),
         format!(
-            "rgate gold label  {}  {}/{} labeled ({}%)  row {}/{}",
-            printable(&path.display().to_string()),
+            "{}/{} labeled ({}%)",
             done,
             s.rows.len(),
-            100 * done / s.rows.len(),
-            s.cursor + 1,
-            s.rows.len()
+            100 * done / s.rows.len()
         ),
-        true,
-    ));
+        format!("row {}/{}", s.cursor + 1, s.rows.len()),
+        if s.is_blind() {
+            "blind: other grades hidden".to_string()
+        } else {
+            String::new()
+        },
+        printable(&path.display().to_string()),
+    ];
+    for l in lay_out(&header, w) {
+        lines.push((l, true));
+    }
     lines.push((String::new(), false));
-    lines.push((
-        format!(
-            "query   {}  [{}]",
-            printable(&row.query_id),
-            printable(&row.stratum)
-        ),
-        true,
-    ));
+    for l in lay_out(
+        &[
+            format!("query   {}", printable(&row.query_id)),
+            format!("[{}]", printable(&row.stratum)),
+        ],
+        w,
+    ) {
+        lines.push((l, true));
+    }
     for l in wrap(&printable(&row.query), w - 8) {
         lines.push((format!("        {l}"), false));
     }
     lines.push((String::new(), false));
-    let grade = match (row.grade, row.source.as_deref()) {
-        (Some(g), Some("model")) => format!(
-            "grade {g} (suggested by {}, not verified)",
-            printable(row.labeler.as_deref().unwrap_or("a model"))
-        ),
-        (Some(g), _) => format!(
-            "grade {g} ({})",
-            printable(row.labeler.as_deref().unwrap_or("person"))
-        ),
-        (None, _) => "not labeled".into(),
+    let grade = if s.is_blind() {
+        // Nothing another source gave: only this labeler's own grade.
+        match s.mine(row) {
+            Some(o) => format!("your grade {}", o.grade),
+            None => "not labeled by you".into(),
+        }
+    } else {
+        match (row.grade, row.source.as_deref()) {
+            (Some(g), Some("model")) => format!(
+                "grade {g} (suggested by {}, not verified)",
+                printable(row.labeler.as_deref().unwrap_or("a model"))
+            ),
+            (Some(g), _) => format!(
+                "grade {g} ({})",
+                printable(row.labeler.as_deref().unwrap_or("person"))
+            ),
+            (None, _) => "not labeled".into(),
+        }
     };
-    lines.push((format!("chunk   {}  {grade}", printable(&row.chunk_id)), true));
-    let room = h.saturating_sub(lines.len() + 2);
+    for l in lay_out(&[format!("chunk   {}", printable(&row.chunk_id)), grade], w) {
+        lines.push((l, true));
+    }
+    let room = h.saturating_sub(lines.len() + 1 + footer);
     let body: Vec<String> = match row.text.as_deref() {
         Some(text) => text.lines().flat_map(|l| wrap(&printable(l), w - 8)).collect(),
         None => vec!["(no text: pass --corpus to gold pool)".into()],
@@ -763,19 +889,23 @@ impl Terminal {
         Ok(Terminal { out })
     }
 
-    /// The next key that means something; Ctrl-C and Esc quit.
-    fn key(&mut self) -> Result<Option<Key>> {
+    /// The next event; Ctrl-C and Esc quit, Enter accepts.
+    fn key(&mut self) -> Result<Input> {
         use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
         match event::read()? {
             Event::Key(k) if k.kind != KeyEventKind::Release => Ok(match k.code {
-                KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Some(Key::Quit),
-                KeyCode::Esc => Some(Key::Quit),
-                KeyCode::Right | KeyCode::Down => Some(Key::Next),
-                KeyCode::Left | KeyCode::Up => Some(Key::Previous),
-                KeyCode::Char(c) => Key::from_char(c),
-                _ => None,
+                KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Input::Key(Key::Quit),
+                KeyCode::Esc => Input::Key(Key::Quit),
+                KeyCode::Enter => Input::Key(Key::Accept),
+                KeyCode::Right | KeyCode::Down => Input::Key(Key::Next),
+                KeyCode::Left | KeyCode::Up => Input::Key(Key::Previous),
+                KeyCode::Char(c) => match Key::from_char(c) {
+                    Some(key) => Input::Key(key),
+                    None => Input::Ignored(format!("key `{}`", printable(&c.to_string()))),
+                },
+                other => Input::Ignored(format!("key {other}")),
             }),
-            _ => Ok(None),
+            _ => Ok(Input::Other),
         }
     }
 
@@ -783,14 +913,17 @@ impl Terminal {
         use crossterm::{cursor::MoveTo, queue, style, terminal};
         let (w, h) = terminal::size().unwrap_or((80, 24));
         let (w, h) = (w.max(20) as usize, h.max(8) as usize);
-        let mut lines = screen_lines(s, path, w, h);
+        let footer = footer_lines(s, w);
+        let mut lines = screen_lines(s, path, w, h, footer.len());
         if let Some(n) = notice {
-            // Under the header: a save that met another person's grade.
-            lines.insert(1, (printable(n), true));
+            // Under the header: a save that met another person's grade, a
+            // key that did nothing.
+            let at = lines.iter().position(|(l, _)| l.is_empty()).unwrap_or(1);
+            lines.insert(at, (printable(n), true));
         }
-        let footer = FOOTER;
         queue!(self.out, terminal::Clear(terminal::ClearType::All))?;
-        for (i, (l, bold)) in lines.iter().take(h - 1).enumerate() {
+        let room = h.saturating_sub(footer.len()).max(1);
+        for (i, (l, bold)) in lines.iter().take(room).enumerate() {
             queue!(self.out, MoveTo(0, i as u16))?;
             let l = fit(l, w);
             if *bold && color {
@@ -799,7 +932,10 @@ impl Terminal {
                 queue!(self.out, style::Print(l))?;
             }
         }
-        queue!(self.out, MoveTo(0, (h - 1) as u16), style::Print(fit(footer, w)))?;
+        for (i, l) in footer.iter().enumerate() {
+            let y = (h - footer.len().min(h) + i) as u16;
+            queue!(self.out, MoveTo(0, y), style::Print(fit(l, w)))?;
+        }
         self.out.flush()?;
         Ok(())
     }
@@ -914,5 +1050,63 @@ mod tests {
         assert_eq!(wrap("abcdef 日本語です", 10), ["abcdef", "日本語です"]);
         assert_eq!(fit("日本語", 5), "日本");
         assert_eq!(fit("日本語", 1), "日");
+    }
+
+    /// On a 50-column terminal the header wraps instead of losing the
+    /// progress count, the path stays whole, and every key of the footer
+    /// shows; no line is wider than the terminal.
+    #[test]
+    fn the_screen_is_laid_out_to_the_terminal_width() {
+        use crate::goldbuild::sheet::SheetRow;
+        let rows = vec![SheetRow {
+            query_id: "q-0123abcd".into(),
+            query: "how do I rotate an api key for the production cluster safely".into(),
+            stratum: "how-to".into(),
+            chunk_id: "docs/security/keys.md#12".into(),
+            text: Some("Rotate keys with the admin console.".into()),
+            grade: Some(2),
+            source: Some("model".into()),
+            labeler: Some("gpt-4o-mini".into()),
+            ..Default::default()
+        }];
+        let s = Session::new(rows, "ana");
+        let path = std::path::Path::new("/tmp/some/long/directory/for/labeling/sheet-2026-11.jsonl");
+        let footer = footer_lines(&s, 50);
+        let lines = screen_lines(&s, path, 50, 24, footer.len());
+        let text: Vec<&str> = lines
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .chain(footer.iter().map(String::as_str))
+            .collect();
+        assert!(text.iter().all(|l| display_width(l) <= 50), "{text:#?}");
+        assert_eq!(text[0], "rgate gold label  0/1 labeled (0%)  row 1/1");
+        assert_eq!(text[1], "/tmp/some/long/directory/for/labeling/sheet-2026-1");
+        assert_eq!(text[2], "1.jsonl");
+        assert_eq!(
+            text[8..10],
+            [
+                "chunk   docs/security/keys.md#12",
+                "grade 2 (suggested by gpt-4o-mini, not verified)"
+            ]
+        );
+        assert_eq!(
+            footer,
+            [
+                "0-3 grade (0 = not relevant)",
+                "a/Enter accept suggestion  s skip  u undo",
+                "n/p next/previous  q save and quit"
+            ]
+        );
+        // Blind: no model, no grade of anyone else's.
+        let b = Session::blind(s.rows.clone(), "bo");
+        let all: String = screen_lines(&b, path, 50, 24, 2)
+            .into_iter()
+            .map(|(l, _)| l + "\n")
+            .collect();
+        assert!(!all.contains("gpt") && !all.contains("grade 2"), "{all}");
+        assert!(
+            all.contains("not labeled by you") && all.contains("blind: other grades hidden"),
+            "{all}"
+        );
     }
 }

@@ -290,6 +290,7 @@ impl<'t> Parser<'t> {
             }
             _ if s.trim_end_matches(' ') == "[]" => Node::Seq(Vec::new()),
             _ if s.trim_end_matches(' ') == "{}" => Node::Map(Vec::new()),
+            b'{' => flow_map(s.trim_end_matches(' '), line)?,
             _ => {
                 let v = s.trim_end_matches(' ');
                 if !plain_start(v) || v.contains(": ") || v.ends_with(':') || v.contains(" #") {
@@ -388,6 +389,57 @@ fn plain_key_end(s: &str) -> Option<usize> {
 
 /// Whether a plain scalar may start this way in block context (no
 /// indicator the fast path leaves to serde-saphyr).
+/// A one-line flow map of scalars, as the writer gives each provenance
+/// record (`{source: person, labeler: ana, verified: true}`): keys and
+/// values plain (no flow indicator in them) or quoted. Anything else (a
+/// nested collection, a comment, text after the `}`) declines.
+fn flow_map(s: &str, line: usize) -> Option<Node<'_>> {
+    let mut rest = s.strip_prefix('{')?.trim_start_matches(' ');
+    let mut out = Vec::new();
+    loop {
+        let k = flow_scalar(&mut rest, true, line)?;
+        rest = rest.strip_prefix(':')?;
+        if !rest.starts_with(' ') {
+            return None;
+        }
+        rest = rest.trim_start_matches(' ');
+        let v = flow_scalar(&mut rest, false, line)?;
+        out.push((k, Node::Scalar(v)));
+        match rest.as_bytes().first()? {
+            b',' => rest = rest[1..].trim_start_matches(' '),
+            b'}' if rest.len() == 1 => return Some(Node::Map(out)),
+            _ => return None,
+        }
+    }
+}
+
+/// One key (up to its `: `) or value (up to `,` or `}`) of [`flow_map`],
+/// taken off the front of `r`.
+fn flow_scalar<'t>(r: &mut &'t str, key: bool, line: usize) -> Option<Scalar<'t>> {
+    let t: &'t str = r;
+    let (text, len, plain) = match t.as_bytes().first()? {
+        b'"' | b'\'' => {
+            let (text, len) = quoted(t)?;
+            (text, len, false)
+        }
+        _ => {
+            let end = t.find([',', '}', '[', ']', '{']).unwrap_or(t.len());
+            let end = if key {
+                t[..end].find(": ").unwrap_or(end)
+            } else {
+                end
+            };
+            let v = t[..end].trim_end_matches(' ');
+            if !plain_start(v) || v.contains(": ") || v.ends_with(':') || v.contains(" #") {
+                return None;
+            }
+            (Cow::Borrowed(v), end, true)
+        }
+    };
+    *r = t[len..].trim_start_matches(' ');
+    Some(Scalar { text, plain, line })
+}
+
 fn plain_start(s: &str) -> bool {
     match s.as_bytes().first() {
         None => false,

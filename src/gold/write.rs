@@ -166,7 +166,19 @@ fn write_map(out: &mut String, m: &Map<String, Value>, indent: usize, inline_fir
         if !k.chars().any(is_break) && k.len() <= 128 {
             write_str(out, k, indent + 2, true);
             out.push(':');
-            write_after_key(out, v, indent, false);
+            match v {
+                Value::Object(records) if k == "provenance" && flow_records(records) => {
+                    out.push('\n');
+                    for (ck, cv) in records {
+                        pad(out, indent + 2);
+                        write_str(out, ck, indent + 4, true);
+                        out.push_str(": ");
+                        write_flow(out, cv);
+                        out.push('\n');
+                    }
+                }
+                _ => write_after_key(out, v, indent, false),
+            }
         } else {
             out.push_str("? ");
             write_str(out, k, indent + 2, false);
@@ -177,6 +189,60 @@ fn write_map(out: &mut String, m: &Map<String, Value>, indent: usize, inline_fir
             out.push(':');
             write_after_key(out, v, indent, true);
         }
+    }
+}
+
+/// Whether a provenance map can be written a record a line: not empty,
+/// every key a simple key (see `write_map`), every record a map.
+fn flow_records(m: &Map<String, Value>) -> bool {
+    !m.is_empty()
+        && m.iter()
+            .all(|(k, v)| !k.chars().any(is_break) && k.len() <= 128 && v.is_object())
+}
+
+/// `v` in flow style, on one line: a string plain where it reads back the
+/// same in flow context (block-plain, and no flow indicator `,[]{}` in it),
+/// double-quoted with escapes otherwise.
+fn write_flow(out: &mut String, v: &Value) {
+    match v {
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow_str(out, k);
+                out.push_str(": ");
+                write_flow(out, x);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow(out, x);
+            }
+            out.push(']');
+        }
+        Value::String(s) => write_flow_str(out, s),
+        other => write_scalar(out, other, 0),
+    }
+}
+
+fn write_flow_str(out: &mut String, s: &str) {
+    // A quoted scalar may hold the flow indicators; only a plain one
+    // cannot.
+    match style_of(s, true) {
+        Style::Plain if !s.contains([',', '[', ']', '{', '}']) => out.push_str(s),
+        Style::Plain | Style::Single => {
+            out.push('\'');
+            out.push_str(&s.replace('\'', "''"));
+            out.push('\'');
+        }
+        _ => write_double(out, s),
     }
 }
 
@@ -521,7 +587,7 @@ mod tests {
                 {"id": "q3", "relevant": [{"doc": "auth.md", "start": 200, "end": 400, "grade": 2}], "m": [[1, [2]], {"k": {"j": []}}], "f": " lead\nx", "e": "x\n\ny\n\n"},
             ]
         });
-        let want = "version: 1\nqueries:\n- id: q1\n  text: How do I rotate an API key?\n  stratum: how-to\n  relevant:\n    c0: 1\n    c2: 0\n  provenance:\n    c1:\n      source: person\n      labeler: ana\n      at: 2026-11-30T10:00:00Z\n      verified: true\n  answer: |\n    multi\n    line\n  meta:\n    k:\n    - 1\n    - 2.5\n    - null\n    - true\n    e: {}\n    l: []\n- id: '001'\n  relevant:\n  - a\n  - yes\n  - 'null'\n  - '~'\n  - '1e3'\n  - 'x: y'\n  - '#c'\n  - ' lead'\n  - '''q'''\n  - '\"d\"'\n  - ''\n  - '-'\n  - \"a\\tb\"\n  - 'trail '\n  - '0x1F'\n  - a,b\n  - 'a #b'\n  - \"\\x7F\"\n  - \"\\uFEFFx\"\n  - \"line\\r\\nx\"\n  - |\n    x\n  - |2+\n\n- id: q3\n  relevant:\n  - doc: auth.md\n    start: 200\n    end: 400\n    grade: 2\n  m:\n  - - 1\n    - - 2\n  - k:\n      j: []\n  f: |2-\n     lead\n    x\n  e: |+\n    x\n\n    y\n\n";
+        let want = "version: 1\nqueries:\n- id: q1\n  text: How do I rotate an API key?\n  stratum: how-to\n  relevant:\n    c0: 1\n    c2: 0\n  provenance:\n    c1: {source: person, labeler: ana, at: 2026-11-30T10:00:00Z, verified: true}\n  answer: |\n    multi\n    line\n  meta:\n    k:\n    - 1\n    - 2.5\n    - null\n    - true\n    e: {}\n    l: []\n- id: '001'\n  relevant:\n  - a\n  - yes\n  - 'null'\n  - '~'\n  - '1e3'\n  - 'x: y'\n  - '#c'\n  - ' lead'\n  - '''q'''\n  - '\"d\"'\n  - ''\n  - '-'\n  - \"a\\tb\"\n  - 'trail '\n  - '0x1F'\n  - a,b\n  - 'a #b'\n  - \"\\x7F\"\n  - \"\\uFEFFx\"\n  - \"line\\r\\nx\"\n  - |\n    x\n  - |2+\n\n- id: q3\n  relevant:\n  - doc: auth.md\n    start: 200\n    end: 400\n    grade: 2\n  m:\n  - - 1\n    - - 2\n  - k:\n      j: []\n  f: |2-\n     lead\n    x\n  e: |+\n    x\n\n    y\n\n";
         assert_eq!(to_yaml(&v), want);
     }
 
@@ -626,7 +692,7 @@ mod tests {
             "<<",
         ];
         for s in hostile {
-            let doc = json!({"version": 1, "queries": [{"id": s, "text": s, "relevant": {s: 2}, "l": [s, [s]], "provenance": {s: {"source": s}}}]});
+            let doc = json!({"version": 1, "queries": [{"id": s, "text": s, "relevant": {s: 2}, "l": [s, [s]], "provenance": {s: {"source": s, s: [s, {s: s}]}, "c": {"at": s}}}]});
             let yaml = to_yaml(&doc);
             assert_eq!(read_back(&yaml), doc, "{s:?} written as\n{yaml}");
         }
@@ -635,7 +701,7 @@ mod tests {
     proptest! {
         #[test]
         fn any_string_reads_back_as_written(s in "(\\PC|[ \t\n\r\u{85}\u{2028}\u{feff}'\":#\\-?|>~]){0,12}") {
-            let doc = json!({"queries": [{"id": s.clone(), "relevant": {s.clone(): 1}, "x": [s.clone()]}]});
+            let doc = json!({"queries": [{"id": s.clone(), "relevant": {s.clone(): 1}, "x": [s.clone()], "provenance": {"c": {"labeler": s.clone(), s.clone(): [s.clone()]}}}]});
             let yaml = to_yaml(&doc);
             prop_assert_eq!(read_back(&yaml), doc, "{}", yaml);
         }

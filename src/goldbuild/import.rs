@@ -30,6 +30,42 @@ pub enum Prefer {
 pub struct ImportOptions {
     pub accept_unverified: bool,
     pub prefer: Option<Prefer>,
+    /// Drop the example queries `rgate init` wrote ([`template_ids`]).
+    pub drop_template: bool,
+}
+
+/// The gold set `rgate init` writes, whose example queries a new user's
+/// first import merges into.
+const TEMPLATE: &str = include_str!("../templates/gold.yaml");
+
+/// The ids of the queries among `queries` (id, text) that are `rgate
+/// init`'s examples: the same id and the same text, so a real query that
+/// happens to be called `q-001` is not taken for one. Their labels name
+/// chunks of no real corpus, and they are scored with every real query.
+pub fn template_ids<'a>(queries: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<String> {
+    let examples: Vec<(String, Option<String>)> =
+        GoldDoc::parse(Path::new("gold.yaml"), TEMPLATE, GoldFormat::Yaml)
+            .map(|d| {
+                d.queries
+                    .iter()
+                    .map(|q| {
+                        (
+                            id_of(q),
+                            q.get("text").and_then(Value::as_str).map(str::to_string),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+    queries
+        .into_iter()
+        .filter(|(id, text)| {
+            examples
+                .iter()
+                .any(|(eid, etext)| eid == id && etext.as_deref() == *text)
+        })
+        .map(|(id, _)| id.to_string())
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +85,10 @@ pub struct ImportReport {
     /// Unverified model suggestions left out.
     pub skipped_unverified: usize,
     pub conflicts: Vec<Conflict>,
+    /// `rgate init`'s example queries still in the gold set (see
+    /// [`template_ids`]), and those this import dropped.
+    pub template: Vec<String>,
+    pub dropped: Vec<String>,
 }
 
 /// One graded (query, chunk) as the sheet settles it.
@@ -107,6 +147,18 @@ pub fn import(
     };
     let prov = provenance::of_doc(into, &doc)?;
     let mut report = ImportReport::default();
+    let examples = template_ids(doc.queries.iter().map(|q| {
+        (
+            q.get("id").and_then(Value::as_str).unwrap_or(""),
+            q.get("text").and_then(Value::as_str),
+        )
+    }));
+    if opts.drop_template {
+        doc.queries.retain(|q| !examples.contains(&id_of(q)));
+        report.dropped = examples;
+    } else {
+        report.template = examples;
+    }
 
     // The sheet's word per (query, chunk). A person's grade settles it over
     // a model's whatever the order; two rows that disagree otherwise are a
@@ -193,7 +245,7 @@ pub fn import(
     if !report.conflicts.is_empty() {
         return Ok(report);
     }
-    if apply.is_empty() {
+    if apply.is_empty() && report.dropped.is_empty() {
         if !exists {
             // Writing `queries: []` would give a file every reader refuses.
             return Err(usage_error(
@@ -270,6 +322,13 @@ pub fn import(
     }
     for (qi, ls) in labels {
         set_relevant(&mut queries[qi], ls);
+        // A reviewer reads the labels first, then their records: a query
+        // an older import wrote with `provenance` first is put in order.
+        if let Some(o) = queries[qi].as_object_mut() {
+            if let Some(p) = o.shift_remove("provenance") {
+                o.insert("provenance".into(), p);
+            }
+        }
     }
     let out = doc.render();
     validate(into, &out, gold.format)?;

@@ -2,13 +2,24 @@
 //! cursor is, what each key does, what undo restores, and how a save
 //! merges this person's edits into the sheet others save to as well. The
 //! command layer draws it and feeds it keys; tests drive it directly.
+//!
+//! Every grade goes through [`SheetRow::give`], so nothing another source
+//! gave is lost: accepting a model's suggestion makes it the person's
+//! (verified) grade and keeps the model's as an opinion, and a blind
+//! session ([`Session::blind`]) adds a second person's grade beside the
+//! first one's, for `gold agreement` to compare. A blind labeler sees no
+//! other grade: an agreement measured after seeing the first grade
+//! measures anchoring, not agreement (Cohen 1960 assumes independent
+//! raters).
 
-use super::sheet::{Opinion, SheetRow, PERSON};
+use super::sheet::{Opinion, SheetRow, MODEL, PERSON};
 
 /// What a key asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
     Grade(i32),
+    /// Take the model's suggestion on this row as this person's grade.
+    Accept,
     Skip,
     Undo,
     Next,
@@ -18,10 +29,12 @@ pub enum Key {
 
 impl Key {
     /// SPEC's keys: `0`-`3` grade, `s` skip, `u` undo, `n`/`p` next and
-    /// previous, `q` save and quit.
+    /// previous, `q` save and quit; and `a`, accept the model's suggestion
+    /// (Enter too, in the terminal).
     pub fn from_char(c: char) -> Option<Key> {
         Some(match c {
             '0'..='3' => Key::Grade(c as i32 - '0' as i32),
+            'a' => Key::Accept,
             's' => Key::Skip,
             'u' => Key::Undo,
             'n' => Key::Next,
@@ -56,11 +69,22 @@ fn key_of(r: &SheetRow) -> RowKey {
 /// writing the session's copy of every row over what others saved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edit {
-    /// The person graded the row: `row` as it is now.
-    Grade(SheetRow),
-    /// The person undid a change: the row goes back to `to`, if the sheet
-    /// still holds `from` (what the undone change wrote).
-    Undo { from: Box<SheetRow>, to: Box<SheetRow> },
+    /// The person graded the row (query id, chunk id): `grade` is given to
+    /// the row on disk by [`SheetRow::give`], so grades others saved to it
+    /// meanwhile stay. `blind`: a second opinion, never a conflict.
+    Grade {
+        key: (String, String),
+        grade: Opinion,
+        blind: bool,
+    },
+    /// The person undid a grade: `mine` is withdrawn from the row, and
+    /// `restore` (this person's grade before it, if any) given back, if
+    /// the row still holds `mine` (see [`withdraw`]).
+    Undo {
+        key: (String, String),
+        mine: Opinion,
+        restore: Option<Opinion>,
+    },
 }
 
 /// Two people's different grades for one row: the one saved first stays.
@@ -90,10 +114,12 @@ impl Conflict {
 }
 
 /// Merges a session's edits into `disk` (the sheet as it is now). A
-/// person's grade replaces a model's suggestion or no grade; another
-/// person's different grade is a [`Conflict`] and stays (the same grade is
-/// no conflict); an undo applies only where the sheet still holds what the
-/// undone change wrote. Returns whether `disk` changed, and the conflicts.
+/// person's grade replaces a model's suggestion or no grade (the model's
+/// kept as an opinion); another person's different grade is a [`Conflict`]
+/// and stays (the same grade is no conflict), except in a blind session,
+/// where it is the second opinion the session is for; an undo applies only
+/// where the sheet still holds the undone grade. Returns whether `disk`
+/// changed, and the conflicts.
 pub fn merge(disk: &mut [SheetRow], edits: &[Edit]) -> (bool, Vec<Conflict>) {
     let at: std::collections::HashMap<RowKey, usize> =
         disk.iter().enumerate().map(|(i, r)| (key_of(r), i)).collect();
@@ -101,37 +127,71 @@ pub fn merge(disk: &mut [SheetRow], edits: &[Edit]) -> (bool, Vec<Conflict>) {
     let mut conflicts = Vec::new();
     for e in edits {
         match e {
-            Edit::Grade(ours) => {
+            Edit::Grade { key, grade, blind } => {
                 // A row removed from the sheet meanwhile has nowhere to go.
-                let Some(&i) = at.get(&key_of(ours)) else { continue };
+                let Some(&i) = at.get(key) else { continue };
                 let d = &mut disk[i];
-                if d == ours {
-                    continue;
-                }
-                if d.is_persons() && d.labeler != ours.labeler {
-                    if d.grade != ours.grade {
+                if !blind && d.is_persons() && d.labeler != grade.labeler {
+                    if d.grade != Some(grade.grade) {
                         conflicts.push(Conflict {
                             query_id: d.query_id.clone(),
                             chunk_id: d.chunk_id.clone(),
                             theirs: (d.grade.unwrap_or_default(), labeler_name(d)),
-                            ours: (ours.grade.unwrap_or_default(), labeler_name(ours)),
+                            ours: (
+                                grade.grade,
+                                grade.labeler.clone().unwrap_or_else(|| PERSON.into()),
+                            ),
                         });
                     }
                     continue;
                 }
-                *d = ours.clone();
-                changed = true;
+                let before = d.clone();
+                d.give(grade.clone());
+                changed |= *d != before;
             }
-            Edit::Undo { from, to } => {
-                let Some(&i) = at.get(&key_of(to)) else { continue };
-                if disk[i] == **from {
-                    disk[i] = (**to).clone();
-                    changed = true;
-                }
+            Edit::Undo { key, mine, restore } => {
+                let Some(&i) = at.get(key) else { continue };
+                changed |= withdraw(&mut disk[i], mine, restore.as_ref());
             }
         }
     }
     (changed, conflicts)
+}
+
+/// Takes `mine` back from a row: gone from where it is (the row's own
+/// grade or an opinion), `restore` given in its place. When it was the
+/// row's own grade, the remaining grades are given again in their order,
+/// so [`SheetRow::give`]'s rule picks the effective one (a model's
+/// suggestion it displaced comes back; another person's grade beside it
+/// takes its place). Returns false, changing nothing, when the row no
+/// longer holds `mine` (someone changed it since).
+pub fn withdraw(row: &mut SheetRow, mine: &Opinion, restore: Option<&Opinion>) -> bool {
+    if row.own().as_ref() == Some(mine) {
+        let mut rest: Vec<Opinion> = std::mem::take(&mut row.opinions);
+        if let Some(r) = restore {
+            rest.insert(0, r.clone());
+        }
+        row.grade = None;
+        row.source = None;
+        row.labeler = None;
+        row.verified = false;
+        row.prompt = None;
+        row.labeled_at = None;
+        for o in rest {
+            row.give(o);
+        }
+        return true;
+    }
+    let Some(at) = row.opinions.iter().position(|o| o == mine) else {
+        return false;
+    };
+    match restore {
+        Some(r) => row.opinions[at] = r.clone(),
+        None => {
+            row.opinions.remove(at);
+        }
+    }
+    true
 }
 
 fn labeler_name(r: &SheetRow) -> String {
@@ -142,9 +202,11 @@ pub struct Session {
     pub rows: Vec<SheetRow>,
     pub cursor: usize,
     labeler: String,
-    /// (row, its state before the change, what the change wrote), newest
-    /// last.
-    undo: Vec<(RowKey, SheetRow, SheetRow)>,
+    /// A second opinion: other sources' grades hidden, rows counted done
+    /// when this labeler graded them, another person's grade no conflict.
+    blind: bool,
+    /// (row, the grade given, this labeler's grade before it), newest last.
+    undo: Vec<(RowKey, Opinion, Option<Opinion>)>,
     /// Changes not saved yet, oldest first.
     pending: Vec<Edit>,
     /// Conflicts met by this session's saves, for the screen and the end.
@@ -152,26 +214,67 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts at the first row no person has graded yet, so a stopped
-    /// session resumes where it left off.
+    /// Starts at the first row still to label, so a stopped session resumes
+    /// where it left off.
     pub fn new(rows: Vec<SheetRow>, labeler: impl Into<String>) -> Session {
-        let cursor = rows.iter().position(|r| !r.is_persons()).unwrap_or(0);
-        Session {
+        Session::with_mode(rows, labeler.into(), false)
+    }
+
+    /// A blind session: see [`Session::blind`].
+    pub fn blind(rows: Vec<SheetRow>, labeler: impl Into<String>) -> Session {
+        Session::with_mode(rows, labeler.into(), true)
+    }
+
+    fn with_mode(rows: Vec<SheetRow>, labeler: String, blind: bool) -> Session {
+        let mut s = Session {
             rows,
-            cursor,
-            labeler: labeler.into(),
+            cursor: 0,
+            labeler,
+            blind,
             undo: Vec::new(),
             pending: Vec::new(),
             conflicts: Vec::new(),
+        };
+        s.cursor = (0..s.rows.len()).find(|&i| s.to_do(&s.rows[i])).unwrap_or(0);
+        s
+    }
+
+    pub fn is_blind(&self) -> bool {
+        self.blind
+    }
+
+    /// This labeler's grade on a row, if any (own or an opinion).
+    pub fn mine(&self, r: &SheetRow) -> Option<Opinion> {
+        r.all_opinions()
+            .find(|o| o.source == PERSON && o.labeler.as_deref() == Some(self.labeler.as_str()))
+    }
+
+    /// Whether a row still waits for this session: no person's grade (or,
+    /// blind, none of this labeler's).
+    fn to_do(&self, r: &SheetRow) -> bool {
+        if self.blind {
+            self.mine(r).is_none()
+        } else {
+            !r.is_persons()
         }
     }
 
+    /// The model's suggestion on a row, when its grade is one no person
+    /// has given yet: what [`Key::Accept`] takes. None in a blind session,
+    /// which shows no other grade.
+    pub fn suggestion(&self, r: &SheetRow) -> Option<Opinion> {
+        if self.blind {
+            return None;
+        }
+        r.own().filter(|o| o.source == MODEL)
+    }
+
     pub fn labeled(&self) -> usize {
-        self.rows.iter().filter(|r| r.is_persons()).count()
+        self.rows.iter().filter(|r| !self.to_do(r)).count()
     }
 
     pub fn done(&self) -> bool {
-        self.rows.iter().all(|r| r.is_persons())
+        self.rows.iter().all(|r| !self.to_do(r))
     }
 
     /// The changes made since the last call, for the caller to save.
@@ -182,7 +285,8 @@ impl Session {
     /// Takes the sheet as a save found it (with other people's and
     /// `gold suggest`'s work in it) and the conflicts that save met. The
     /// cursor stays on its row; a row another person graded meanwhile is
-    /// skipped.
+    /// skipped (not in a blind session: there the row still waits for this
+    /// labeler).
     pub fn refresh(&mut self, rows: Vec<SheetRow>, conflicts: Vec<Conflict>) {
         self.conflicts.extend(conflicts);
         if rows.is_empty() {
@@ -196,16 +300,20 @@ impl Session {
             .and_then(|k| self.rows.iter().position(|r| key_of(r) == k))
             .unwrap_or(0)
             .min(self.rows.len().saturating_sub(1));
-        let other_persons = self
-            .rows
-            .get(self.cursor)
-            .is_some_and(|r| r.is_persons() && r.labeler.as_deref() != Some(self.labeler.as_str()));
+        let other_persons = !self.blind
+            && self
+                .rows
+                .get(self.cursor)
+                .is_some_and(|r| r.is_persons() && r.labeler.as_deref() != Some(self.labeler.as_str()));
         if other_persons {
             self.advance();
         }
     }
 
     /// `now` is the time to record with a grade (RFC 3339, UTC).
+    /// [`Effect::Nothing`] for a key with nothing to act on (undo with
+    /// nothing to undo, accept on a row without a suggestion), so the
+    /// caller can say why.
     pub fn press(&mut self, key: Key, now: &str) -> Effect {
         if self.rows.is_empty() {
             return if key == Key::Quit {
@@ -215,21 +323,11 @@ impl Session {
             };
         }
         match key {
-            Key::Grade(g) => {
-                let row = &mut self.rows[self.cursor];
-                let before = row.clone();
-                row.give(Opinion {
-                    grade: g,
-                    source: PERSON.into(),
-                    labeler: Some(self.labeler.clone()),
-                    prompt: None,
-                    labeled_at: Some(now.to_string()),
-                });
-                self.undo.push((key_of(row), before, row.clone()));
-                self.pending.push(Edit::Grade(row.clone()));
-                self.advance();
-                Effect::Save
-            }
+            Key::Grade(g) => self.grade(g, now),
+            Key::Accept => match self.suggestion(&self.rows[self.cursor]) {
+                Some(s) => self.grade(s.grade, now),
+                None => Effect::Nothing,
+            },
             Key::Skip => {
                 self.advance();
                 Effect::Moved
@@ -245,19 +343,22 @@ impl Session {
                 Effect::Moved
             }
             Key::Undo => loop {
-                let Some((k, before, wrote)) = self.undo.pop() else {
+                let Some((k, mine, restore)) = self.undo.pop() else {
                     return Effect::Nothing;
                 };
-                // A row gone from the sheet since, or holding someone
-                // else's grade now (a conflict kept theirs): nothing of
-                // ours to undo there; undo the change before.
-                let Some(i) = self.rows.iter().position(|r| key_of(r) == k && *r == wrote) else {
+                // A row gone from the sheet since, or no longer holding
+                // this grade (a conflict kept theirs, someone edited it):
+                // nothing of ours to undo there; undo the change before.
+                let Some(i) = self.rows.iter().position(|r| key_of(r) == k) else {
                     continue;
                 };
-                self.rows[i] = before.clone();
+                if !withdraw(&mut self.rows[i], &mine, restore.as_ref()) {
+                    continue;
+                }
                 self.pending.push(Edit::Undo {
-                    from: Box::new(wrote),
-                    to: Box::new(before),
+                    key: k,
+                    mine,
+                    restore,
                 });
                 self.cursor = i;
                 return Effect::Save;
@@ -266,13 +367,35 @@ impl Session {
         }
     }
 
-    /// To the next row no person has graded, wrapping around; stays put when
-    /// every row is graded.
+    fn grade(&mut self, g: i32, now: &str) -> Effect {
+        let before = self.mine(&self.rows[self.cursor]);
+        let o = Opinion {
+            grade: g,
+            source: PERSON.into(),
+            labeler: Some(self.labeler.clone()),
+            prompt: None,
+            labeled_at: Some(now.to_string()),
+        };
+        let row = &mut self.rows[self.cursor];
+        row.give(o.clone());
+        let key = key_of(row);
+        self.undo.push((key.clone(), o.clone(), before));
+        self.pending.push(Edit::Grade {
+            key,
+            grade: o,
+            blind: self.blind,
+        });
+        self.advance();
+        Effect::Save
+    }
+
+    /// To the next row still to label, wrapping around; stays put when
+    /// every row is done.
     fn advance(&mut self) {
         let n = self.rows.len();
         for step in 1..=n {
             let i = (self.cursor + step) % n;
-            if !self.rows[i].is_persons() {
+            if self.to_do(&self.rows[i]) {
                 self.cursor = i;
                 return;
             }
@@ -286,7 +409,6 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::goldbuild::sheet::MODEL;
 
     fn rows(n: usize) -> Vec<SheetRow> {
         (0..n)
@@ -419,10 +541,111 @@ mod tests {
         assert_eq!((s.rows.len(), s.cursor), (3, 1));
     }
 
+    /// `a` takes the model's suggestion as this person's verified grade,
+    /// the model's grade kept as an opinion; on a row with no suggestion
+    /// it does nothing (the screen says why); undo brings the suggestion
+    /// back as the row's grade.
+    #[test]
+    fn accept_takes_the_suggestion_and_keeps_the_models_grade() {
+        let mut r = rows(2);
+        r[0].grade = Some(2);
+        r[0].source = Some(MODEL.into());
+        r[0].labeler = Some("gpt".into());
+        let mut disk = r.clone();
+        let mut s = Session::new(r, "ana");
+        assert_eq!(s.press(Key::Accept, "t1"), Effect::Save);
+        let row = &s.rows[0];
+        assert_eq!(
+            (
+                row.grade,
+                row.source.as_deref(),
+                row.labeler.as_deref(),
+                row.verified
+            ),
+            (Some(2), Some(PERSON), Some("ana"), true)
+        );
+        assert_eq!(row.opinions.len(), 1);
+        assert_eq!(
+            (row.opinions[0].grade, row.opinions[0].labeler.as_deref()),
+            (2, Some("gpt"))
+        );
+        // On to row 1, which has no suggestion.
+        assert_eq!(s.cursor, 1);
+        assert_eq!(s.press(Key::Accept, "t"), Effect::Nothing);
+        let (changed, _) = merge(&mut disk, &s.take_edits());
+        assert!(changed);
+        assert_eq!(disk[0], s.rows[0]);
+        assert_eq!(s.press(Key::Undo, "t"), Effect::Save);
+        merge(&mut disk, &s.take_edits());
+        assert_eq!(
+            (
+                disk[0].grade,
+                disk[0].source.as_deref(),
+                disk[0].verified,
+                disk[0].opinions.len()
+            ),
+            (Some(2), Some(MODEL), false, 0)
+        );
+    }
+
+    /// A blind session shows no suggestion, counts only this labeler's
+    /// rows as done, and its grade on a row another person graded goes
+    /// beside theirs (no conflict), through a merge with the sheet as the
+    /// first person saved it; undo takes only the blind grade back.
+    #[test]
+    fn blind_adds_a_second_opinion_beside_the_first_persons() {
+        let mut disk = rows(3);
+        disk[0].give(Opinion {
+            grade: 3,
+            source: PERSON.into(),
+            labeler: Some("ana".into()),
+            ..Default::default()
+        });
+        disk[1].give(Opinion {
+            grade: 1,
+            source: MODEL.into(),
+            labeler: Some("gpt".into()),
+            ..Default::default()
+        });
+        let mut bo = Session::blind(disk.clone(), "bo");
+        // Ana's row still waits for bo: it is where the session starts.
+        assert_eq!((bo.cursor, bo.labeled()), (0, 0));
+        assert!(bo.suggestion(&bo.rows[1]).is_none());
+        assert_eq!(bo.press(Key::Grade(0), "t1"), Effect::Save); // c0
+        assert_eq!(bo.press(Key::Accept, "t"), Effect::Nothing); // c1: nothing shown to accept
+        assert_eq!(bo.press(Key::Grade(2), "t2"), Effect::Save); // c1
+        assert_eq!(bo.labeled(), 2);
+        let (changed, conflicts) = merge(&mut disk, &bo.take_edits());
+        assert!(changed && conflicts.is_empty(), "{conflicts:?}");
+        // Ana's grade stands; bo's is an opinion beside it.
+        assert_eq!(
+            (disk[0].grade, disk[0].labeler.as_deref()),
+            (Some(3), Some("ana"))
+        );
+        let bo_c0: Vec<(i32, Option<&str>)> = disk[0]
+            .opinions
+            .iter()
+            .map(|o| (o.grade, o.labeler.as_deref()))
+            .collect();
+        assert_eq!(bo_c0, [(0, Some("bo"))]);
+        // On the model's row bo displaced the model, which is kept.
+        assert_eq!((disk[1].grade, disk[1].labeler.as_deref()), (Some(2), Some("bo")));
+        assert_eq!(disk[1].opinions[0].labeler.as_deref(), Some("gpt"));
+        // Undo of c1 brings the model's grade back; of c0 removes bo's opinion.
+        bo.refresh(disk.clone(), Vec::new());
+        assert_eq!(bo.press(Key::Undo, "t"), Effect::Save);
+        assert_eq!(bo.press(Key::Undo, "t"), Effect::Save);
+        merge(&mut disk, &bo.take_edits());
+        assert_eq!((disk[1].grade, disk[1].source.as_deref()), (Some(1), Some(MODEL)));
+        assert!(disk[1].opinions.is_empty());
+        assert_eq!((disk[0].grade, disk[0].opinions.len()), (Some(3), 0));
+    }
+
     #[test]
     fn keys_are_specs() {
         assert_eq!(Key::from_char('3'), Some(Key::Grade(3)));
         assert_eq!(Key::from_char('4'), None);
         assert_eq!(Key::from_char('q'), Some(Key::Quit));
+        assert_eq!(Key::from_char('a'), Some(Key::Accept));
     }
 }

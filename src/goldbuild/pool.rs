@@ -152,8 +152,27 @@ fn candidates(inp: &PoolInputs) -> Result<Pooled> {
     let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
     for path in inp.runs {
         let judged = run::read(path, &queries, &labels, &opts)?;
-        for w in judged.warnings.iter() {
+        // Not the evaluators' "they score 0": pooling scores nothing. What
+        // is true here is that this run adds no candidates for them.
+        let scored_zero = run::absent_warning(path, &queries, &judged.present);
+        for w in judged
+            .warnings
+            .iter()
+            .filter(|w| Some(*w) != scored_zero.as_ref())
+        {
             warnings.push(w.clone());
+        }
+        let absent: Vec<&str> = judged.missing().map(|i| queries.queries[i].id.as_str()).collect();
+        if !absent.is_empty() {
+            warnings.push(format!(
+                "{}: {} of {} queries {} absent from this run, which adds no candidates for {}: {}",
+                path.display(),
+                absent.len(),
+                queries.len(),
+                if absent.len() == 1 { "is" } else { "are" },
+                if absent.len() == 1 { "it" } else { "them" },
+                crate::diag::name_some(&absent, 5)
+            ));
         }
         let top = judged.top_ids.unwrap_or_default();
         for (q, ids) in top.into_iter().enumerate() {
@@ -163,6 +182,23 @@ fn candidates(inp: &PoolInputs) -> Result<Pooled> {
                 }
             }
         }
+    }
+    let empty: Vec<&str> = pooled
+        .iter()
+        .enumerate()
+        .filter(|(_, ids)| ids.is_empty())
+        .map(|(i, _)| queries.queries[i].id.as_str())
+        .collect();
+    if !empty.is_empty() {
+        // Such a query gets no row, so no label, so it never enters the
+        // gold set; and eval and gate do not score a run's queries that
+        // are not in the gold set (SPEC "Runs"): it is not scored at all.
+        warnings.push(format!(
+            "{} no candidates in any run and no rows in the sheet: {}; no metric will score {} (eval and gate leave out queries the gold set lacks); check that the runs use the queries file's ids",
+            crate::diag::count(empty.len(), "query has", "queries have"),
+            crate::diag::name_some(&empty, 5),
+            if empty.len() == 1 { "it" } else { "them" }
+        ));
     }
     Ok((queries, pooled, warnings))
 }
@@ -223,8 +259,27 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
     let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
     for path in inp.runs {
         let judged = run::read(path, &queries, &labels, &opts)?;
-        for w in judged.warnings.iter() {
+        // Not the evaluators' "they score 0": pooling scores nothing. What
+        // is true here is that this run adds no candidates for them.
+        let scored_zero = run::absent_warning(path, &queries, &judged.present);
+        for w in judged
+            .warnings
+            .iter()
+            .filter(|w| Some(*w) != scored_zero.as_ref())
+        {
             warnings.push(w.clone());
+        }
+        let absent: Vec<&str> = judged.missing().map(|i| queries.queries[i].id.as_str()).collect();
+        if !absent.is_empty() {
+            warnings.push(format!(
+                "{}: {} of {} queries {} absent from this run, which adds no candidates for {}: {}",
+                path.display(),
+                absent.len(),
+                queries.len(),
+                if absent.len() == 1 { "is" } else { "are" },
+                if absent.len() == 1 { "it" } else { "them" },
+                crate::diag::name_some(&absent, 5)
+            ));
         }
         let top = judged.top_ids.unwrap_or_default();
         for (q, ids) in top.into_iter().enumerate() {

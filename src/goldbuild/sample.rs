@@ -32,21 +32,127 @@ pub struct LogQuery {
 #[derive(Debug, Clone)]
 pub struct LogFields {
     pub text: String,
-    pub stratum: String,
+    /// `None`: detect one ([`STRATUM_FIELDS`]).
+    pub stratum: Option<String>,
 }
 
 impl Default for LogFields {
     fn default() -> Self {
         LogFields {
             text: "text".into(),
-            stratum: "stratum".into(),
+            stratum: None,
         }
     }
 }
 
-/// The distinct queries of a log (JSONL objects, or CSV with a header), in
-/// order of first appearance, and the number of log rows read.
-pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize)> {
+/// The field names taken for a stratum when none is named, in this order
+/// (matched without regard to case): the first that holds a string in at
+/// least half of the log's rows, with 2 to [`MAX_STRATA`] distinct values
+/// and at most one distinct value per two rows that have it. A field with
+/// one value splits nothing; one with a value per row is an id, not a
+/// kind of query.
+pub const STRATUM_FIELDS: [&str; 10] = [
+    "stratum",
+    "strata",
+    "segment",
+    "type",
+    "query_type",
+    "category",
+    "intent",
+    "kind",
+    "class",
+    "topic",
+];
+const MAX_STRATA: usize = 50;
+
+/// Where the strata of a log came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StratumSource {
+    /// The field named (`found`: whether any row holds it).
+    Named { field: String, found: bool },
+    /// Found by the rule of [`STRATUM_FIELDS`].
+    Detected(String),
+    /// None named, none found: every query is in the default stratum.
+    /// `fields`: the names the log's rows hold, for the hint.
+    Missing { fields: Vec<String> },
+}
+
+impl StratumSource {
+    /// Whether the strata mean something (a field was found).
+    pub fn found(&self) -> bool {
+        matches!(
+            self,
+            StratumSource::Named { found: true, .. } | StratumSource::Detected(_)
+        )
+    }
+
+    /// One line for stderr saying where the strata came from, when the
+    /// user should hear it: a field detected, or every query in
+    /// `default` (and how to choose the field).
+    pub fn note(&self) -> Option<String> {
+        let fields = |f: &[String]| {
+            if f.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (the log's fields: {})",
+                    f.iter().map(|x| excerpt(x)).collect::<Vec<_>>().join(", ")
+                )
+            }
+        };
+        match self {
+            StratumSource::Named { found: true, .. } => None,
+            // The field SPEC documents: nothing to say.
+            StratumSource::Detected(f) if f == "stratum" => None,
+            StratumSource::Named { field, found: false } => Some(format!(
+                "no log row has a `{}` field: every query went to stratum `{DEFAULT_STRATUM}`; name the stratum field with --stratum-field",
+                excerpt(field)
+            )),
+            StratumSource::Detected(f) => Some(format!(
+                "strata taken from the log's `{}` field (pass --stratum-field to choose another)",
+                excerpt(f)
+            )),
+            StratumSource::Missing { fields: f } => Some(format!(
+                "the log has no stratum field (looked for {}): every query went to stratum `{DEFAULT_STRATUM}`; name one with --stratum-field F{}",
+                STRATUM_FIELDS.join(", "),
+                fields(f)
+            )),
+        }
+    }
+}
+
+/// A log as read: its distinct queries in order of first appearance, the
+/// number of rows read, and where the strata came from.
+#[derive(Debug, Clone)]
+pub struct Log {
+    pub queries: Vec<LogQuery>,
+    pub rows: usize,
+    pub stratum: StratumSource,
+}
+
+/// Picks the stratum field by the rule of [`STRATUM_FIELDS`]; `values`
+/// holds each row's value of every candidate field present.
+fn detect(values: &[Vec<(usize, String)>], rows: usize) -> Option<usize> {
+    (0..STRATUM_FIELDS.len()).find(|&c| {
+        let vals: Vec<&str> = values
+            .iter()
+            .filter_map(|row| row.iter().find(|(i, _)| *i == c).map(|(_, v)| v.trim()))
+            .filter(|v| !v.is_empty())
+            .collect();
+        let distinct: std::collections::HashSet<&str> = vals.iter().copied().collect();
+        2 * vals.len() >= rows
+            && (2..=MAX_STRATA).contains(&distinct.len())
+            && 2 * distinct.len() <= vals.len()
+    })
+}
+
+/// The candidate a field name is, if any.
+fn candidate(name: &str) -> Option<usize> {
+    STRATUM_FIELDS.iter().position(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// Reads a log (JSONL objects, or CSV with a header): see [`Log`].
+pub fn read_log(path: &Path, fields: &LogFields) -> Result<Log> {
     let bytes = crate::input::read(path, "query log", crate::input::LOG_LIMIT, "check the path")?;
     let bytes = crate::diag::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes)
@@ -57,6 +163,13 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
         || !text.trim_start().starts_with('{');
     let mut rows: Vec<(usize, String, Option<String>)> = Vec::new();
+    // Each row's values of the candidate stratum fields (see `detect`),
+    // the field names seen, and whether the named field occurs.
+    let mut values: Vec<Vec<(usize, String)>> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut found = false;
+    // The candidates' names as the log spells them.
+    let mut spelled: Vec<Option<String>> = vec![None; STRATUM_FIELDS.len()];
     if is_csv {
         let mut r = csv::ReaderBuilder::new()
             .flexible(true)
@@ -76,7 +189,23 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize
                 ),
             )
         })?;
-        let si = headers.iter().position(|h| h == fields.stratum);
+        let si = fields
+            .stratum
+            .as_ref()
+            .and_then(|f| headers.iter().position(|h| h == f));
+        // Candidate columns (by name), when none is named.
+        let cands: Vec<(usize, usize)> = if fields.stratum.is_none() {
+            headers
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != ti)
+                .filter_map(|(i, h)| candidate(h).map(|c| (c, i)))
+                .inspect(|&(c, i)| spelled[c] = Some(headers[i].to_string()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        names = headers.iter().map(str::to_string).collect();
         for rec in r.records() {
             let rec = rec.map_err(|e| {
                 input_error(
@@ -88,6 +217,13 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize
             let line = rec.position().map_or(0, |p| p.line() as usize);
             let t = rec.get(ti).unwrap_or("").to_string();
             let s = si.and_then(|i| rec.get(i)).map(str::to_string);
+            found |= s.as_deref().is_some_and(|s| !s.trim().is_empty());
+            values.push(
+                cands
+                    .iter()
+                    .filter_map(|&(c, i)| rec.get(i).map(|v| (c, v.to_string())))
+                    .collect(),
+            );
             rows.push((line, t, s));
         }
     } else {
@@ -128,15 +264,54 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize
                     ))
                 }
             };
-            let s = match obj.get(&fields.stratum) {
-                Some(serde_json::Value::String(s)) => Some(s.clone()),
-                Some(serde_json::Value::Null) | None => None,
-                Some(other) => Some(other.to_string()),
+            let value = |v: &serde_json::Value| match v {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Null => None,
+                other => Some(other.to_string()),
             };
+            let s = fields.stratum.as_ref().and_then(|f| obj.get(f)).and_then(value);
+            found |= s.as_deref().is_some_and(|s| !s.trim().is_empty());
+            if fields.stratum.is_none() {
+                values.push(
+                    obj.iter()
+                        .filter(|(k, _)| **k != fields.text)
+                        .filter_map(|(k, v)| {
+                            let c = candidate(k)?;
+                            spelled[c].get_or_insert_with(|| k.clone());
+                            Some((c, value(v)?))
+                        })
+                        .collect(),
+                );
+                for k in obj.keys() {
+                    if names.len() < 20 && !names.contains(k) {
+                        names.push(k.clone());
+                    }
+                }
+            }
             rows.push((i + 1, t, s));
         }
     }
     let total = rows.len();
+    let stratum = match &fields.stratum {
+        Some(f) => StratumSource::Named {
+            field: f.clone(),
+            found,
+        },
+        None => match detect(&values, total) {
+            Some(c) => {
+                // Each row's value of the detected field becomes its stratum.
+                for (row, vals) in rows.iter_mut().zip(&values) {
+                    row.2 = vals.iter().find(|(i, _)| *i == c).map(|(_, v)| v.clone());
+                }
+                StratumSource::Detected(
+                    spelled[c]
+                        .clone()
+                        .unwrap_or_else(|| STRATUM_FIELDS[c].to_string()),
+                )
+            }
+            None => StratumSource::Missing { fields: names },
+        },
+    };
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<LogQuery> = Vec::new();
     for (_, t, s) in rows {
@@ -161,7 +336,11 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<(Vec<LogQuery>, usize
             }
         }
     }
-    Ok((out, total))
+    Ok(Log {
+        queries: out,
+        rows: total,
+        stratum,
+    })
 }
 
 /// How many to take.
@@ -312,6 +491,67 @@ mod tests {
             stratum: stratum.into(),
             count: 1,
         }
+    }
+
+    fn log_of(text: &str, name: &str, stratum: Option<&str>) -> Log {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        read_log(
+            &p,
+            &LogFields {
+                text: "text".into(),
+                stratum: stratum.map(str::to_string),
+            },
+        )
+        .unwrap()
+    }
+
+    /// The rule of STRATUM_FIELDS, case by case: `type` found in JSONL and
+    /// CSV; a field with one value, or a value per row, is no stratum; the
+    /// earlier name in the list wins; a named field is taken as named.
+    #[test]
+    fn a_likely_stratum_field_is_detected() {
+        let jsonl = "{\"text\": \"a\", \"type\": \"howto\", \"user\": \"u1\"}\n{\"text\": \"b\", \"type\": \"howto\"}\n{\"text\": \"c\", \"type\": \"lookup\"}\n{\"text\": \"d\", \"type\": \"lookup\"}\n";
+        let l = log_of(jsonl, "log.jsonl", None);
+        assert_eq!(l.stratum, StratumSource::Detected("type".into()));
+        let strata: Vec<&str> = l.queries.iter().map(|q| q.stratum.as_str()).collect();
+        assert_eq!(strata, ["howto", "howto", "lookup", "lookup"]);
+        assert!(l
+            .stratum
+            .note()
+            .unwrap()
+            .contains("strata taken from the log's `type` field"));
+        let csv = "text,Category,id\na,x,1\nb,x,2\nc,y,3\nd,y,4\n";
+        let l = log_of(csv, "log.csv", None);
+        assert_eq!(l.stratum, StratumSource::Detected("Category".into()));
+        // `id`-like (a value per row) and one-valued fields are not strata.
+        let csv = "text,type,kind\na,t1,k\nb,t2,k\nc,t3,k\nd,t4,k\n";
+        let l = log_of(csv, "log.csv", None);
+        assert_eq!(
+            l.stratum,
+            StratumSource::Missing {
+                fields: vec!["text".into(), "type".into(), "kind".into()]
+            }
+        );
+        assert!(l.queries.iter().all(|q| q.stratum == DEFAULT_STRATUM));
+        assert!(l.stratum.note().unwrap().contains("every query went to stratum `default`; name one with --stratum-field F (the log's fields: text, type, kind)"));
+        // Both present: `stratum` comes before `intent`.
+        let jsonl = "{\"text\": \"a\", \"intent\": \"i1\", \"stratum\": \"s1\"}\n{\"text\": \"b\", \"intent\": \"i1\", \"stratum\": \"s1\"}\n{\"text\": \"c\", \"intent\": \"i2\", \"stratum\": \"s2\"}\n{\"text\": \"d\", \"intent\": \"i2\", \"stratum\": \"s2\"}\n";
+        assert_eq!(
+            log_of(jsonl, "l.jsonl", None).stratum,
+            StratumSource::Detected("stratum".into())
+        );
+        let named = log_of(jsonl, "l.jsonl", Some("intent"));
+        assert_eq!(named.queries[0].stratum, "i1");
+        assert!(named.stratum.note().is_none());
+        let absent = log_of(jsonl, "l.jsonl", Some("segment"));
+        assert!(!absent.stratum.found());
+        assert!(absent
+            .stratum
+            .note()
+            .unwrap()
+            .contains("no log row has a `segment` field"));
     }
 
     #[test]

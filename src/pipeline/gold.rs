@@ -32,8 +32,9 @@ pub struct GoldOptions {
     pub strata: Option<PathBuf>,
     /// A query log (JSONL or CSV) to compare the strata mix with.
     pub log: Option<PathBuf>,
-    /// The log's stratum and text fields.
-    pub stratum_field: String,
+    /// The log's stratum field (`None`: detected, as `gold sample` does)
+    /// and text field.
+    pub stratum_field: Option<String>,
     pub text_field: String,
 }
 
@@ -114,6 +115,17 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
         }
     }
     let mut notes = shape_notes(&gold);
+    let examples = crate::goldbuild::import::template_ids(
+        gold.queries.iter().map(|q| (q.id.as_str(), q.text.as_deref())),
+    );
+    if !examples.is_empty() {
+        let names: Vec<&str> = examples.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "{} the examples `rgate init` wrote ({}): replace them with real queries (`rgate gold import SHEET --into GOLD --drop-template` drops them)",
+            count(names.len(), "query is", "queries are"),
+            name_some(&names, 5)
+        ));
+    }
     let (built, provenance) = build_notes(&gold, opts)?;
     notes.extend(built);
     Ok(Validation {
@@ -327,15 +339,41 @@ fn log_drift(
         text: opts.text_field.clone(),
         stratum: opts.stratum_field.clone(),
     };
-    let (queries, _) = sample::read_log(log, &fields)?;
+    let read = sample::read_log(log, &fields)?;
+    if !read.stratum.found() {
+        // Every log query in `default` against a gold set with strata is a
+        // distance near 1 that measures nothing but the missing field.
+        let why = read.stratum.note().unwrap_or_default();
+        let note = format!(
+            "strata mix vs the log {} not measured: {}",
+            printable(&log.display().to_string()),
+            why.replace(
+                "every query went to stratum `default`",
+                "its queries have no stratum"
+            )
+        );
+        let json = json!({
+            "log": log.display().to_string(),
+            "distance": null,
+            "reason": why,
+            "strata": [],
+        });
+        return Ok((note, json));
+    }
+    let queries = read.queries;
     let sizes: Vec<(String, usize)> = gold.strata.iter().cloned().zip(gold.stratum_sizes()).collect();
     let (rows, tvd) = sample::drift(&sizes, &queries);
     let worst = rows
         .iter()
         .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()));
     let note = format!(
-        "strata mix vs the log {}: distance {:.2} (0 = same mix){}",
+        "strata mix vs the log {}{}: distance {:.2} (0 = same mix){}",
         printable(&log.display().to_string()),
+        match &read.stratum {
+            sample::StratumSource::Detected(f) if f != "stratum" =>
+                format!(" (its `{}` field)", printable(f)),
+            _ => String::new(),
+        },
         tvd,
         worst
             .filter(|w| (w.1 - w.2).abs() >= 0.005)

@@ -49,6 +49,8 @@ pub fn import_json(into: &Path, report: &ImportReport) -> serde_json::Result<Str
         "unchanged_labels": report.unchanged_labels,
         "added_queries": report.added_queries,
         "skipped_unverified": report.skipped_unverified,
+        "template_queries": report.template,
+        "dropped_template_queries": report.dropped,
         "conflicts": report.conflicts.iter().map(|c| json!({"query_id": c.query_id, "chunk_id": c.chunk_id, "detail": c.detail})).collect::<Vec<_>>(),
     });
     Ok(serde_json::to_string_pretty(&j)? + "\n")
@@ -85,6 +87,14 @@ pub fn import_text(into: &Path, report: &ImportReport) -> String {
         s += &format!(
             "skipped {} no person verified (--accept-unverified imports them)\n",
             count(report.skipped_unverified, "model suggestion", "model suggestions")
+        );
+    }
+    if !report.dropped.is_empty() {
+        let ids: Vec<&str> = report.dropped.iter().map(String::as_str).collect();
+        s += &format!(
+            "dropped {} `rgate init` wrote: {}\n",
+            count(ids.len(), "example query", "example queries"),
+            crate::diag::name_some(&ids, 5)
         );
     }
     s

@@ -111,26 +111,8 @@ impl JudgedRun {
         tally: Tally,
     ) -> JudgedRun {
         let mut warnings = Warnings::default();
-        let missing: Vec<&str> = present
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| !**p)
-            .map(|(i, _)| gold.queries[i].id.as_str())
-            .collect();
-        if !missing.is_empty() {
-            warnings.push(format!(
-                "{}: {} of {} gold queries {} absent; {} 0 on every metric: {}",
-                path.display(),
-                missing.len(),
-                gold.len(),
-                if missing.len() == 1 { "is" } else { "are" },
-                if missing.len() == 1 {
-                    "it scores"
-                } else {
-                    "they score"
-                },
-                name_some(&missing, 5)
-            ));
+        if let Some(w) = absent_warning(path, gold, &present) {
+            warnings.push(w);
         }
         if tally.extra_queries > 0 {
             warnings.push(format!(
@@ -179,6 +161,34 @@ impl JudgedRun {
             warnings,
         }
     }
+}
+
+/// The warning about gold queries the run lacks, which the evaluating
+/// commands score 0 (trec_eval's `-c`). `gold pool`, which scores nothing,
+/// says something else instead (and finds this one to leave out).
+pub fn absent_warning(path: &Path, gold: &GoldSet, present: &[bool]) -> Option<String> {
+    let missing: Vec<&str> = present
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !**p)
+        .map(|(i, _)| gold.queries[i].id.as_str())
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{}: {} of {} gold queries {} absent; {} 0 on every metric: {}",
+        path.display(),
+        missing.len(),
+        gold.len(),
+        if missing.len() == 1 { "is" } else { "are" },
+        if missing.len() == 1 {
+            "it scores"
+        } else {
+            "they score"
+        },
+        name_some(&missing, 5)
+    ))
 }
 
 /// Detects the form from the extension, then the content: `{` opens JSON or

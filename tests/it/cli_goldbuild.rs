@@ -506,13 +506,28 @@ pub(crate) struct Tmux {
 
 impl Tmux {
     pub(crate) fn start(cmd: &str) -> Tmux {
+        Tmux::start_sized(cmd, 100, 30)
+    }
+
+    /// In a window `w` columns by `h` lines.
+    pub(crate) fn start_sized(cmd: &str, w: u16, h: u16) -> Tmux {
         let socket = format!("rgate-test-{}-{}", std::process::id(), rand_suffix());
         // A new server (its own socket), so the command gets this
         // environment, cleaned.
         let mut tmux = std::process::Command::new("tmux");
         common::clean_env(&mut tmux);
         let ok = tmux
-            .args(["-L", &socket, "new-session", "-d", "-x", "100", "-y", "30", cmd])
+            .args([
+                "-L",
+                &socket,
+                "new-session",
+                "-d",
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+                cmd,
+            ])
             .status()
             .expect("tmux is needed for the labeler test (.ci/run installs it)");
         assert!(ok.success());

@@ -42,6 +42,7 @@ mod gate_stages;
 mod gate_values;
 mod gold_judge;
 mod gold_agreement;
+mod gold_labelflow;
 mod gold_speed;
 mod gold_team;
 mod input_limits;
