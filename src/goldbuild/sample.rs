@@ -46,8 +46,9 @@ impl Default for LogFields {
 }
 
 /// The field names taken for a stratum when none is named, in this order
-/// (matched without regard to case): the first that holds a string in at
-/// least half of the log's rows, with 2 to [`MAX_STRATA`] distinct values
+/// (matched without regard to case): `stratum`, SPEC's field, whenever a
+/// row holds it; else the first that holds a string in at least half of
+/// the log's rows, with 2 to [`MAX_STRATA`] distinct values
 /// and at most one distinct value per two rows that have it. A field with
 /// one value splits nothing; one with a value per row is an id, not a
 /// kind of query.
@@ -139,6 +140,9 @@ fn detect(values: &[Vec<(usize, String)>], rows: usize) -> Option<usize> {
             .filter_map(|row| row.iter().find(|(i, _)| *i == c).map(|(_, v)| v.trim()))
             .filter(|v| !v.is_empty())
             .collect();
+        if c == 0 {
+            return !vals.is_empty();
+        }
         let distinct: std::collections::HashSet<&str> = vals.iter().copied().collect();
         2 * vals.len() >= rows
             && (2..=MAX_STRATA).contains(&distinct.len())
