@@ -389,32 +389,73 @@ fn plain_key_end(s: &str) -> Option<usize> {
 
 /// Whether a plain scalar may start this way in block context (no
 /// indicator the fast path leaves to serde-saphyr).
-/// A one-line flow map of scalars, as the writer gives each provenance
-/// record (`{source: person, labeler: ana, verified: true}`): keys and
-/// values plain (no flow indicator in them) or quoted. Anything else (a
-/// nested collection, a comment, text after the `}`) declines.
+/// A one-line flow map, as the writer gives each provenance record
+/// (`{source: person, labeler: ana, verified: true, opinions: [{grade: 3,
+/// source: model}]}`): keys plain or quoted, values scalars, flow maps, or
+/// flow lists of flow maps, nested at most [`FLOW_DEPTH`] deep. Anything
+/// else (a list of scalars, a comment, text after the `}`, deeper nesting)
+/// declines.
 fn flow_map(s: &str, line: usize) -> Option<Node<'_>> {
-    let mut rest = s.strip_prefix('{')?.trim_start_matches(' ');
-    let mut out = Vec::new();
-    loop {
-        let k = flow_scalar(&mut rest, true, line)?;
-        rest = rest.strip_prefix(':')?;
-        if !rest.starts_with(' ') {
-            return None;
-        }
-        rest = rest.trim_start_matches(' ');
-        let v = flow_scalar(&mut rest, false, line)?;
-        out.push((k, Node::Scalar(v)));
-        match rest.as_bytes().first()? {
-            b',' => rest = rest[1..].trim_start_matches(' '),
-            b'}' if rest.len() == 1 => return Some(Node::Map(out)),
-            _ => return None,
-        }
-    }
+    let mut rest = s;
+    let node = flow_node(&mut rest, line, 0)?;
+    (rest.is_empty() && matches!(node, Node::Map(_))).then_some(node)
 }
 
-/// One key (up to its `: `) or value (up to `,` or `}`) of [`flow_map`],
-/// taken off the front of `r`.
+/// How deep [`flow_map`] follows nested flow collections: the writer's
+/// deepest is two (a record's list of opinion maps).
+const FLOW_DEPTH: usize = 4;
+
+/// One flow node taken off the front of `r` (and the spaces after it).
+fn flow_node<'t>(r: &mut &'t str, line: usize, depth: usize) -> Option<Node<'t>> {
+    let close = match r.as_bytes().first()? {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => return flow_scalar(r, false, line).map(Node::Scalar),
+    };
+    if depth >= FLOW_DEPTH {
+        return None;
+    }
+    *r = r[1..].trim_start_matches(' ');
+    let (mut map, mut seq) = (Vec::new(), Vec::new());
+    if r.as_bytes().first() == Some(&close) {
+        *r = r[1..].trim_start_matches(' ');
+    } else {
+        loop {
+            if close == b'}' {
+                let k = flow_scalar(r, true, line)?;
+                *r = r.strip_prefix(':')?;
+                if !r.starts_with(' ') {
+                    return None;
+                }
+                *r = r.trim_start_matches(' ');
+                map.push((k, flow_node(r, line, depth + 1)?));
+            } else {
+                // The writer's lists hold records (`opinions`); a list of
+                // scalars in flow style is a hand edit, left to serde-saphyr.
+                if !r.starts_with('{') {
+                    return None;
+                }
+                seq.push(flow_node(r, line, depth + 1)?);
+            }
+            match r.as_bytes().first()? {
+                b',' => *r = r[1..].trim_start_matches(' '),
+                &c if c == close => {
+                    *r = r[1..].trim_start_matches(' ');
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some(if close == b'}' {
+        Node::Map(map)
+    } else {
+        Node::Seq(seq)
+    })
+}
+
+/// One key (up to its `: `) or scalar value (up to `,`, `}` or `]`) of
+/// [`flow_node`], taken off the front of `r`.
 fn flow_scalar<'t>(r: &mut &'t str, key: bool, line: usize) -> Option<Scalar<'t>> {
     let t: &'t str = r;
     let (text, len, plain) = match t.as_bytes().first()? {
