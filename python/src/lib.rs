@@ -143,6 +143,30 @@ fn packed_numbers<const N: usize, T>(b: &[u8], n: usize, from: fn([u8; N]) -> T)
         .collect())
 }
 
+/// `n` scores from a list of floats; `named(i)` is the query and document
+/// of the `i`th, for the message when it is not a number.
+fn packed_scores<'a>(
+    list: &Bound<'_, PyAny>,
+    n: usize,
+    named: impl Fn(usize) -> (&'a str, &'a str),
+) -> PyResult<Vec<f64>> {
+    let list = list.cast::<PyList>()?;
+    if list.len() != n {
+        return Err(bad(format!("expected {n} scores, found {}", list.len())));
+    }
+    let mut out = Vec::with_capacity(n);
+    for (i, v) in list.iter().enumerate() {
+        match v.extract::<f64>() {
+            Ok(s) => out.push(s),
+            Err(_) => {
+                let (q, d) = named(i);
+                out.push(score(&v, q, d)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `(qids, counts, docs)` of a packed `{q: {d: v}}` or `{q: [d]}`: each
 /// query's id with its documents, in the caller's order.
 fn packed_nested<'a>(
@@ -357,7 +381,17 @@ fn run_source(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSour
             let counts: Vec<usize> = spec.get_item(3)?.extract()?;
             let (qids, docs, total) = packed_nested(qids.as_bytes(), &counts, docs.as_bytes())?;
             let queries = if kind == "packed-scored" {
-                let scores = packed_numbers(bytes_at(spec, 5)?.as_bytes(), total, f64::from_ne_bytes)?;
+                let scores = packed_scores(&spec.get_item(5)?, total, |i| {
+                    let q = counts.iter().scan(0, |end, &c| {
+                        *end += c;
+                        Some(*end)
+                    });
+                    let q = q.take_while(|&end| end <= i).count();
+                    (
+                        qids.get(q).copied().unwrap_or_default(),
+                        docs.get(i).copied().unwrap_or_default(),
+                    )
+                })?;
                 regroup(qids, &counts, docs, |i| scores[i])
                     .into_iter()
                     .map(|(q, v)| (q, Ranked::Scored(v)))
@@ -371,11 +405,17 @@ fn run_source(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSour
             MemoryRun { name, queries }
         }
         "packed-rows" => {
-            let scores = bytes_at(spec, 4)?;
-            let scores = packed_numbers(scores.as_bytes(), scores.as_bytes().len() / 8, f64::from_ne_bytes)?;
+            let values = spec.get_item(4)?;
+            let n = values.len()?;
             let (qids, docs) = (bytes_at(spec, 2)?, bytes_at(spec, 3)?);
-            let qids = packed_ids(qids.as_bytes(), scores.len())?;
-            let docs = packed_ids(docs.as_bytes(), scores.len())?;
+            let qids = packed_ids(qids.as_bytes(), n)?;
+            let docs = packed_ids(docs.as_bytes(), n)?;
+            let scores = packed_scores(&values, n, |i| {
+                (
+                    qids.get(i).copied().unwrap_or_default(),
+                    docs.get(i).copied().unwrap_or_default(),
+                )
+            })?;
             let rows = qids.into_iter().zip(docs).zip(scores);
             MemoryRun::from_rows(name, rows.map(|((q, d), s)| (q.to_string(), d.to_string(), s)))
         }
