@@ -32,6 +32,9 @@ def test_rgate_error_is_a_value_error_with_the_cli_message_and_hint(tmp_path):
         ({"q1": {"a": 1}}, {"q1": ["a"]}, None),
         ({"q1": ["a"]}, 42, "a run is a path, a dict or a DataFrame, not int"),
         ({"q1": ["a"]}, {"q1": "a"}, "the run's values are neither dicts nor lists (found str)"),
+        # A score that is not a number, in the second query of a packed
+        # run (scores cross as one list): named by its own query and doc.
+        ({"q1": ["a"]}, {"q1": {"a": 1.0}, "q2": {"b": 0.5, "c": "x"}}, "query `q2`, document `c`: a score is a number, not 'x'"),
     ],
 )
 def test_bad_inputs_raise_with_the_reason(gold, run, message):

@@ -135,3 +135,22 @@ class FakeRanx:
 def test_ranx_objects_are_read_through_to_dict():
     qrels, run = {"q1": {"a": 1}}, {"q1": {"b": 0.9, "a": 0.8}}
     assert rgate.evaluate(FakeRanx(qrels), FakeRanx(run), "RR")["rr"] == 0.5
+
+
+def test_ids_that_do_not_pack_give_the_values_of_ids_that_do():
+    # Ids cross into Rust joined by NUL; an int id, an id holding a NUL and
+    # a grade given as a float take the one-by-one way. Same input, same
+    # values: the NUL-holding id is a document like any other.
+    packed = rgate.evaluate(
+        {"1": {"d\x01": 2, "7": 1}, "2": {"x": 1}},
+        {"1": {"7": 0.5, "d\x01": 0.25, "z": 0.75}, "2": {"y": 0.9, "x": 0.1}},
+        "ndcg@10,RR",
+    )
+    unpacked = rgate.evaluate(
+        {1: {"d\x00": 2.0, 7: 1}, 2: {"x": 1}},
+        {1: {7: 0.5, "d\x00": 0.25, "z": 0.75}, 2: {"y": 0.9, "x": 0.1}},
+        "ndcg@10,RR",
+    )
+    assert unpacked.to_dict()["metrics"] == packed.to_dict()["metrics"]
+    # Hand-computed: q1 ranks z, 7 (grade 1), d (grade 2); q2 ranks y, x.
+    assert packed["rr"] == (1 / 2 + 1 / 2) / 2
