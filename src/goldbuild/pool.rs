@@ -152,28 +152,7 @@ fn candidates(inp: &PoolInputs) -> Result<Pooled> {
     let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
     for path in inp.runs {
         let judged = run::read(path, &queries, &labels, &opts)?;
-        // Not the evaluators' "they score 0": pooling scores nothing. What
-        // is true here is that this run adds no candidates for them.
-        let scored_zero = run::absent_warning(path, &queries, &judged.present);
-        for w in judged
-            .warnings
-            .iter()
-            .filter(|w| Some(*w) != scored_zero.as_ref())
-        {
-            warnings.push(w.clone());
-        }
-        let absent: Vec<&str> = judged.missing().map(|i| queries.queries[i].id.as_str()).collect();
-        if !absent.is_empty() {
-            warnings.push(format!(
-                "{}: {} of {} queries {} absent from this run, which adds no candidates for {}: {}",
-                path.display(),
-                absent.len(),
-                queries.len(),
-                if absent.len() == 1 { "is" } else { "are" },
-                if absent.len() == 1 { "it" } else { "them" },
-                crate::diag::name_some(&absent, 5)
-            ));
-        }
+        run_warnings(path, &queries, &judged, &mut warnings);
         let top = judged.top_ids.unwrap_or_default();
         for (q, ids) in top.into_iter().enumerate() {
             for id in ids {
@@ -201,6 +180,32 @@ fn candidates(inp: &PoolInputs) -> Result<Pooled> {
         ));
     }
     Ok((queries, pooled, warnings))
+}
+
+/// A run's warnings as pooling should say them: not the evaluators' "they
+/// score 0" (pooling scores nothing) but what is true here, that this run
+/// adds no candidates for the queries it lacks.
+fn run_warnings(path: &Path, queries: &GoldSet, judged: &run::JudgedRun, warnings: &mut Warnings) {
+    let scored_zero = run::absent_warning(path, queries, &judged.present);
+    for w in judged
+        .warnings
+        .iter()
+        .filter(|w| Some(*w) != scored_zero.as_ref())
+    {
+        warnings.push(w.clone());
+    }
+    let absent: Vec<&str> = judged.missing().map(|i| queries.queries[i].id.as_str()).collect();
+    if !absent.is_empty() {
+        warnings.push(format!(
+            "{}: {} of {} queries {} absent from this run, which adds no candidates for {}: {}",
+            path.display(),
+            absent.len(),
+            queries.len(),
+            if absent.len() == 1 { "is" } else { "are" },
+            if absent.len() == 1 { "it" } else { "them" },
+            crate::diag::name_some(&absent, 5)
+        ));
+    }
 }
 
 /// The holes of the gold set in the runs' top K: for each query, the
@@ -259,28 +264,7 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
     let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); queries.len()];
     for path in inp.runs {
         let judged = run::read(path, &queries, &labels, &opts)?;
-        // Not the evaluators' "they score 0": pooling scores nothing. What
-        // is true here is that this run adds no candidates for them.
-        let scored_zero = run::absent_warning(path, &queries, &judged.present);
-        for w in judged
-            .warnings
-            .iter()
-            .filter(|w| Some(*w) != scored_zero.as_ref())
-        {
-            warnings.push(w.clone());
-        }
-        let absent: Vec<&str> = judged.missing().map(|i| queries.queries[i].id.as_str()).collect();
-        if !absent.is_empty() {
-            warnings.push(format!(
-                "{}: {} of {} queries {} absent from this run, which adds no candidates for {}: {}",
-                path.display(),
-                absent.len(),
-                queries.len(),
-                if absent.len() == 1 { "is" } else { "are" },
-                if absent.len() == 1 { "it" } else { "them" },
-                crate::diag::name_some(&absent, 5)
-            ));
-        }
+        run_warnings(path, &queries, &judged, &mut warnings);
         let top = judged.top_ids.unwrap_or_default();
         for (q, ids) in top.into_iter().enumerate() {
             let judged_ranks: HashSet<u32> = judged.rankings[q]
