@@ -40,7 +40,7 @@ pub struct Global {
     /// Colour in terminal output (auto honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// No warnings on stderr (errors are still printed)
+    /// Less output: no warnings on stderr (errors are still printed); the gate's table report keeps the verdict and the failures only
     #[arg(long, short, global = true)]
     pub quiet: bool,
 }

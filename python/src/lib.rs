@@ -592,6 +592,7 @@ impl GateReport {
             outcome: &self.outcome,
             command: "gate",
             color: false,
+            quiet: false,
         }
         .render(format)
         .map_err(|e| rgate_error(py, &e))

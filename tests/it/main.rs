@@ -52,6 +52,7 @@ mod power;
 mod processes;
 mod properties_eval;
 mod properties_gate;
+mod reports_tables;
 mod run_formats;
 mod skew_order;
 mod spans;
