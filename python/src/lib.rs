@@ -481,6 +481,7 @@ fn evaluate(
             per_query,
             by_stratum,
             trec_names: false,
+            curves: &[],
         };
         let json = view.render(Format::Json)?;
         let table = EvalView {

@@ -133,6 +133,14 @@ impl Exporter for Terminal {
             out.push('\n');
             out += &v.ceiling_table(sv).text();
         }
+        for c in v.curves {
+            out += &format!("\n{}\n\n", terminal(&v.curve_title(c)));
+            out += &v.curve_table(c).text();
+            for (i, line) in v.target_lines(c).iter().enumerate() {
+                let pad = if i == 0 { "" } else { "  " };
+                out += &format!("{pad}{}\n", terminal(line));
+            }
+        }
         Ok(out)
     }
 
