@@ -61,6 +61,8 @@ pub enum FormatArg {
     Junit,
     /// trec_eval-style `metric<TAB>qid<TAB>value` lines (eval only)
     Trec,
+    /// One self-contained HTML page (gate, compare, eval): no network fetch
+    Html,
 }
 
 impl From<FormatArg> for Format {
@@ -72,6 +74,7 @@ impl From<FormatArg> for Format {
             FormatArg::Csv => Format::Csv,
             FormatArg::Junit => Format::Junit,
             FormatArg::Trec => Format::Trec,
+            FormatArg::Html => Format::Html,
         }
     }
 }
@@ -285,7 +288,7 @@ pub struct GateArgs {
     /// Append this result to each retriever's history
     #[arg(long)]
     pub record: bool,
-    /// Also write report.md, report.json and junit.xml here
+    /// Also write report.md, report.json, junit.xml and report.html here
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
     /// A retriever without a baseline is an error instead of a pass

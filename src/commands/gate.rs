@@ -105,22 +105,24 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
 }
 
 /// What `--report-dir` holds.
-const REPORT_DIR_FILES: [&str; 3] = ["report.md", "report.json", "junit.xml"];
+const REPORT_DIR_FILES: [&str; 4] = ["report.md", "report.json", "junit.xml", "report.html"];
 
 /// The Markdown report under `$RUNNER_TEMP` when there is no `--report-dir`.
 const ACTIONS_REPORT: &str = "rgate-report.md";
 
-/// report.md, report.json and junit.xml, uncoloured, into `dir`.
+/// report.md, report.json, junit.xml and report.html, uncoloured, into
+/// `dir`.
 fn write_report_dir(view: &GateView, dir: &Path) -> Result<()> {
     let plain = GateView {
         color: false,
         quiet: false,
         ..*view
     };
-    let [md, json, junit] = REPORT_DIR_FILES;
+    let [md, json, junit, html] = REPORT_DIR_FILES;
     write_atomic(&dir.join(md), plain.render(Format::Markdown)?.as_bytes())?;
     write_atomic(&dir.join(json), plain.render(Format::Json)?.as_bytes())?;
     write_atomic(&dir.join(junit), plain.render(Format::Junit)?.as_bytes())?;
+    write_atomic(&dir.join(html), plain.render(Format::Html)?.as_bytes())?;
     Ok(())
 }
 
@@ -140,18 +142,19 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
             .maybe(a.output.as_ref(), "the step's outputs ($GITHUB_OUTPUT)");
     }
     guard.check(global.output.as_deref())?;
+    let format = global.format();
     let opts = GateOptions {
         names: args.names.clone(),
         overrides: overrides(&args.overrides),
         baseline_ref: args.baseline_ref.clone(),
         require_baseline: args.require_baseline,
         ci: Ci::from_env(),
+        detail: format == Format::Html || args.report_dir.is_some(),
     };
     let watch = CliWatch { quiet: global.quiet };
     let gated = pipeline::gate(&config, &opts, &watch)?;
     let outcome = &gated.outcome;
 
-    let format = global.format();
     emit_warnings(outcome, format, global.quiet);
     let view = GateView {
         outcome,

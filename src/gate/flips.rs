@@ -83,6 +83,7 @@ pub(super) fn flips(
                 text: gold.queries[q].text.clone(),
                 lost,
                 lost_in,
+                top: None,
             });
         }
         if won {

@@ -142,6 +142,40 @@ pub struct Flip {
     /// lost it); `None` without candidates, or when the baseline's run held
     /// no relevant chunk to follow.
     pub lost_in: Option<LostIn>,
+    /// The query's top k in the baseline and now, when the caller kept the
+    /// current run's ids (the HTML report shows what came back instead).
+    pub top: Option<FlipTop>,
+}
+
+/// A lost query's top `k` ids, baseline beside current, with the ones the
+/// gold set counts relevant: what the retriever returned instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlipTop {
+    pub k: usize,
+    pub baseline: Vec<String>,
+    pub current: Vec<String>,
+    /// The ids of `baseline` and `current` the gold set labels relevant.
+    pub relevant: Vec<String>,
+}
+
+impl FlipTop {
+    /// Ids in the baseline's top k that the current top k lacks.
+    pub fn lost(&self) -> Vec<&str> {
+        self.baseline
+            .iter()
+            .filter(|id| !self.current.contains(id))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Ids in the current top k that the baseline's lacked.
+    pub fn gained(&self) -> Vec<&str> {
+        self.current
+            .iter()
+            .filter(|id| !self.baseline.contains(id))
+            .map(String::as_str)
+            .collect()
+    }
 }
 
 /// One scope's queries by stage at the final cutoff, in the baseline
@@ -240,6 +274,9 @@ pub struct RetrieverOutcome {
     pub family_size: usize,
     /// `on_inconclusive: fail`: an inconclusive check fails the retriever.
     pub inconclusive_fails: bool,
+    /// The baseline's recorded history (`gate --record`, `baseline
+    /// update`), when the caller read it for a report that draws the trend.
+    pub history: Vec<crate::baseline::HistoryEntry>,
 }
 
 impl RetrieverOutcome {
@@ -260,6 +297,7 @@ impl RetrieverOutcome {
             stages: None,
             family_size: 0,
             inconclusive_fails: false,
+            history: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::{RunSource, Watch};
-use crate::baseline::{HistoryEntry, Store};
+use crate::baseline::{Baseline, HistoryEntry, Store};
 use crate::chunks::ChunkMap;
 use crate::config::{Candidates, Config, Retriever};
 use crate::diag::{input_error_hint, name_some, usage_error};
@@ -56,6 +56,11 @@ pub struct GateOptions {
     /// The CI job this runs in (`--record` stores its commit), built by the
     /// caller: the library reads no environment.
     pub ci: Option<Ci>,
+    /// For a report that shows what came back instead of each lost query
+    /// and the trend (HTML): keep each run's top ids and read each
+    /// retriever's history. Off by default: a run's ids cost memory
+    /// (700,000 strings for 7,000 queries at depth 100).
+    pub detail: bool,
 }
 
 /// A finished gate: its decision, and what it was decided from (kept for
@@ -72,7 +77,7 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
     let selected = config.select(&opts.names)?;
     check_baseline_dir(config)?;
     let prep = prepare(config)?;
-    let runs = evaluate_runs(config, &prep, &selected, &opts.overrides, false, watch)?;
+    let runs = evaluate_runs(config, &prep, &selected, &opts.overrides, opts.detail, watch)?;
     let at_ref = match &opts.baseline_ref {
         Some(rev) => Some(GitRef::resolve(&config.baselines, rev)?),
         None => None,
@@ -85,6 +90,10 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
         false,
         at_ref.as_ref(),
     )?;
+    let mut outcome = outcome;
+    if opts.detail {
+        attach_history(config, &mut outcome);
+    }
     Ok(GateRun {
         prep,
         runs,
@@ -214,7 +223,9 @@ fn pick<'a, T>(list: &'a [(String, T)], name: &str) -> Option<&'a T> {
 /// ranked ids to the depth a baseline stores when `for_baseline`, and their
 /// candidate lists where they name one, keeping every id. The gate alone
 /// reads a run's ids only to compare them with its candidate list; a run
-/// without one keeps none (700,000 strings for 7,000 queries at depth 100).
+/// without one keeps none (700,000 strings for 7,000 queries at depth 100)
+/// unless `for_baseline` asks for them (a baseline stores them; a detailed
+/// report shows them).
 pub fn evaluate_runs(
     config: &Config,
     prep: &Prepared,
@@ -448,6 +459,9 @@ pub fn decide(
     let mut retrievers = Vec::with_capacity(runs.len());
     for ((e, baseline), mut outcome) in runs.iter().zip(&baselines).zip(outcomes) {
         outcome.warnings = run_warnings(prep, e, std::mem::take(&mut outcome.warnings));
+        if let (Some(b), Some(ids)) = (baseline, &e.judged.top_ids) {
+            attach_tops(config, prep, b, ids, &mut outcome.flips);
+        }
         if let Some(st) = outcome.stages.as_mut() {
             st.absent = e
                 .absent
@@ -470,6 +484,63 @@ pub fn decide(
         retrievers,
         warnings: prep.warnings.0.clone(),
     })
+}
+
+/// Each lost query's top k in the baseline and now, k the largest cutoff of
+/// a gated final metric (10 when none has one): the ids a reviewer compares
+/// to see what came back instead.
+fn attach_tops(config: &Config, prep: &Prepared, b: &Baseline, ids: &[Vec<String>], flips: &mut [gate::Flip]) {
+    let k = config
+        .gate
+        .rules
+        .iter()
+        .filter(|r| !r.metric.is_candidates())
+        .filter_map(|r| r.metric.cutoff)
+        .max()
+        .unwrap_or(10) as usize;
+    let stored = b.positions();
+    let index: std::collections::HashMap<&str, usize> = prep
+        .gold
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.id.as_str(), i))
+        .collect();
+    for f in flips {
+        let (Some(&q), Some(&s)) = (index.get(f.query_id.as_str()), stored.get(f.query_id.as_str())) else {
+            continue;
+        };
+        let top = |list: &[String]| list.iter().take(k).cloned().collect::<Vec<String>>();
+        let baseline = top(&b.queries[s].ranking);
+        let current = ids.get(q).map(|l| top(l)).unwrap_or_default();
+        let mut relevant: Vec<String> = Vec::new();
+        for id in baseline.iter().chain(&current) {
+            let rel = prep.labels[q]
+                .grade(id.as_bytes())
+                .is_some_and(|g| crate::judge::is_relevant(g, prep.relevance_level));
+            if rel && !relevant.contains(id) {
+                relevant.push(id.clone());
+            }
+        }
+        f.top = Some(gate::FlipTop {
+            k,
+            baseline,
+            current,
+            relevant,
+        });
+    }
+}
+
+/// Each retriever's recorded history, for the report's trend; one that
+/// cannot be read becomes a warning (the gate's verdict does not need it).
+fn attach_history(config: &Config, outcome: &mut GateOutcome) {
+    let store = Store::new(&config.baselines);
+    for r in &mut outcome.retrievers {
+        match store.history(&r.name) {
+            Ok(h) => r.history = h,
+            Err(e) => r.warnings.push(format!("no trend in this report: {e:#}")),
+        }
+    }
 }
 
 /// What the run reader noticed (absent queries above all) belongs in the

@@ -207,7 +207,7 @@ impl GateView<'_> {
     /// The bound column: what the rule used; the level column beside it
     /// says at which level each check was decided (under Holm it differs
     /// from check to check).
-    fn bound_header(&self) -> String {
+    pub(super) fn bound_header(&self) -> String {
         match self.outcome.settings.decision {
             Decision::ConfidentDrop | Decision::SignificantDrop => "upper bound".to_string(),
             Decision::NonInferiority => "lower bound".to_string(),
@@ -532,7 +532,7 @@ pub(super) fn flips(r: &RetrieverOutcome, syntax: &dyn FlipSyntax) -> String {
 /// Decimals a Monte Carlo p-value supports with B resamples: its standard
 /// error near 0.05 is sqrt(0.05 * 0.95 / B), 0.002 at B = 10,000, so the
 /// third decimal is the last that means anything there.
-fn mc_digits(b: u32) -> usize {
+pub(super) fn mc_digits(b: u32) -> usize {
     let d = f64::from(b.max(1)).log10().floor() as i64 - 1;
     d.clamp(2, 4) as usize
 }

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod gate;
 pub mod gold;
 pub mod goldbuild;
+mod html;
 mod json;
 mod junit;
 mod markdown;
@@ -42,6 +43,8 @@ pub enum Format {
     Junit,
     /// trec_eval-style `metric<TAB>qid<TAB>value` lines (eval only).
     Trec,
+    /// One self-contained page (gate, compare, eval).
+    Html,
 }
 
 /// Every format's exporter, in the order messages list formats.
@@ -52,6 +55,7 @@ const EXPORTERS: &[(Format, &dyn Exporter)] = &[
     (Format::Csv, &csv::Csv),
     (Format::Junit, &junit::Junit),
     (Format::Trec, &trec::Trec),
+    (Format::Html, &html::Html),
 ];
 
 impl Format {
@@ -176,9 +180,10 @@ mod tests {
     /// them by hand before the exporters said it themselves.
     #[test]
     fn each_report_is_printed_in_the_formats_it_was() {
-        assert_eq!(formats_for(Report::Gate), [Table, Json, Markdown, Csv, Junit]);
-        assert_eq!(formats_for(Report::Eval), [Table, Json, Markdown, Csv, Trec]);
-        for r in [Report::Compare, Report::BaselineShow, Report::BaselineHistory] {
+        assert_eq!(formats_for(Report::Gate), [Table, Json, Markdown, Csv, Junit, Html]);
+        assert_eq!(formats_for(Report::Eval), [Table, Json, Markdown, Csv, Trec, Html]);
+        assert_eq!(formats_for(Report::Compare), [Table, Json, Markdown, Csv, Html]);
+        for r in [Report::BaselineShow, Report::BaselineHistory] {
             assert_eq!(formats_for(r), [Table, Json, Markdown, Csv], "{r:?}");
         }
     }
@@ -186,7 +191,7 @@ mod tests {
     #[test]
     fn every_format_has_its_own_exporter_and_name() {
         let names: Vec<&str> = EXPORTERS.iter().map(|(f, _)| f.name()).collect();
-        assert_eq!(names, ["table", "json", "markdown", "csv", "junit", "trec"]);
+        assert_eq!(names, ["table", "json", "markdown", "csv", "junit", "trec", "html"]);
     }
 
     /// A format asked for a report it does not render says so in the

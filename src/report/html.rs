@@ -1,0 +1,1033 @@
+//! `--format html`: one self-contained page a reviewer opens from a CI
+//! artifact (SPEC "Reports a reviewer reads"). Everything it shows is in
+//! the file: CSS in a `<style>`, plots as inline SVG, one small script; a
+//! Content-Security-Policy `<meta>` forbids every fetch (`default-src
+//! 'none'`) and lets only that script run (by its SHA-256, CSP Level 2), so
+//! even a value that slipped past escaping could neither load nor run
+//! anything. The script only opens the folded parts before printing and
+//! filters the check table; with script disabled every number is still
+//! there, and every plot repeats numbers a table beside it gives.
+//!
+//! Every value from a user's file (ids, query text, stratum and run names,
+//! notes) goes through [`crate::escape::xml`], whose rules hold for HTML
+//! text and quoted attributes alike (`&apos;` is an HTML5 entity), and
+//! shows hostile characters as visible escapes.
+//!
+//! Tables carry a `<caption>`, `<th scope="col">` headers and a row header
+//! per row (WCAG 2.2 technique H63); plots carry `role="img"` and an
+//! `aria-label` that says in words what they draw.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+
+use super::baseline::{plot_svg, HistoryView};
+use super::compare::CompareView;
+use super::eval::EvalView;
+use super::gate::{level, mc_digits, skewed, stage_loss_text, GateView, SKEW_HEADING};
+use super::table::{f4, signed4, Align, Table};
+use super::{Exporter, Report};
+use crate::config::Decision;
+use crate::escape::xml as esc;
+use crate::gate::{Check, CheckVerdict, Flip, RetrieverOutcome, StageOutcome, Verdict};
+use crate::stages::{Lost, LostIn};
+
+pub struct Html;
+
+impl Exporter for Html {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn reports(&self) -> &'static [Report] {
+        &[Report::Gate, Report::Compare, Report::Eval]
+    }
+
+    fn gate(&self, v: &GateView) -> Result<String> {
+        Ok(gate_page(v))
+    }
+
+    fn compare(&self, v: &CompareView) -> Result<String> {
+        Ok(compare_page(v))
+    }
+
+    fn eval(&self, v: &EvalView) -> Result<String> {
+        Ok(eval_page(v))
+    }
+}
+
+/// The page's only script: open every fold before printing (a closed
+/// `<details>` prints its summary alone), and the "failing checks only"
+/// switch. Without it nothing is hidden.
+const SCRIPT: &str = r#"(function(){
+addEventListener("beforeprint",function(){document.querySelectorAll("details").forEach(function(d){d.open=true;});});
+document.querySelectorAll("input.only-failing").forEach(function(box){
+box.hidden=false;box.parentNode.hidden=false;
+box.addEventListener("change",function(){
+document.querySelectorAll("tr[data-verdict]").forEach(function(tr){
+var keep=tr.dataset.verdict==="fail"||tr.dataset.verdict==="inconclusive";
+tr.hidden=box.checked&&!keep;});});});
+})();"#;
+
+const CSS: &str = r#"
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5rem auto;max-width:80rem;padding:0 1rem;color:#1a1a1a;background:#fff}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:2px solid #ddd}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
+.pass{color:#1b7a2b}.fail{color:#b00020}.inconclusive{color:#8a5a00}.improved{color:#1f5fa8}
+h1.fail,h2.fail{color:#b00020}h1.pass,h2.pass{color:#1b7a2b}
+.settings,.meta,.note{color:#555;font-size:.92em}
+.reason{border-left:4px solid #b00020;background:#fdf0f2;padding:.4rem .7rem;margin:.5rem 0}
+.warning{border-left:4px solid #8a5a00;background:#fff8e6;padding:.4rem .7rem;margin:.4rem 0}
+table{border-collapse:collapse;margin:.4rem 0 1rem}
+caption{text-align:left;font-weight:600;padding:.3rem 0;caption-side:top}
+th,td{padding:.2rem .55rem;border-bottom:1px solid #e2e2e2;text-align:left;vertical-align:middle}
+thead th{border-bottom:2px solid #bbb;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr[data-verdict=fail]>*{background:#fdebee}tr[data-verdict=inconclusive]>*{background:#fff6df}
+code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+.rel{font-weight:700}.lost-id{background:#fde0e4}.gained-id{background:#e3f1e6}
+ol.top{margin:0;padding-left:1.8rem}
+details{margin:.3rem 0}summary{cursor:pointer}
+.flip-text{font-style:italic}
+figure{margin:.5rem 0}figcaption{color:#555;font-size:.9em}
+.legend span{display:inline-block;margin-right:1rem}
+.swatch{display:inline-block;width:.8em;height:.8em;vertical-align:middle;margin-right:.25em}
+label.filter{display:block;margin:.3rem 0}
+svg{overflow:visible}
+@media print{body{max-width:none;margin:0;font-size:10.5px}label.filter{display:none}tr,li,figure,details{break-inside:avoid}h2{break-before:auto;break-after:avoid}a{color:inherit;text-decoration:none}.reason,.warning,tr[data-verdict]>*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"#;
+
+/// Colours of the verdicts in plots, as in the CSS.
+fn verdict_color(v: CheckVerdict) -> &'static str {
+    match v {
+        CheckVerdict::Fail => "#b00020",
+        CheckVerdict::Pass => "#1b7a2b",
+        CheckVerdict::Improved => "#1f5fa8",
+        CheckVerdict::Inconclusive => "#8a5a00",
+        CheckVerdict::NotGated => "#777",
+    }
+}
+
+/// A whole page around `body`.
+fn page(title: &str, body: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let hash = base64(&Sha256::digest(SCRIPT.as_bytes()));
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta name=\"generator\" content=\"rgate {}\">\n\
+<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}<script>{SCRIPT}</script>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        esc(title)
+    )
+}
+
+/// Standard base64 with padding (RFC 4648 section 4), for the CSP hash.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A [`Table`] as an accessible HTML table: a caption, column headers, the
+/// first cell of each row its row header; right-aligned columns are
+/// numbers. Every cell is escaped.
+fn table(t: &Table, caption: &str) -> String {
+    let mut s = format!("<table>\n<caption>{}</caption>\n<thead><tr>", esc(caption));
+    for (i, h) in t.headers.iter().enumerate() {
+        let class = if t.align[i] == Align::Right { " class=\"num\"" } else { "" };
+        let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", esc(h));
+    }
+    s += "</tr></thead>\n<tbody>\n";
+    for row in &t.rows {
+        s += "<tr>";
+        for (i, c) in row.iter().enumerate() {
+            let class = if t.align[i] == Align::Right { " class=\"num\"" } else { "" };
+            if i == 0 {
+                let _ = write!(s, "<th scope=\"row\"{class}>{}</th>", esc(c));
+            } else {
+                let _ = write!(s, "<td{class}>{}</td>", esc(c));
+            }
+        }
+        s += "</tr>\n";
+    }
+    s += "</tbody>\n</table>\n";
+    s
+}
+
+/// A linear scale from `[lo, hi]` onto `[x0, x1]` pixels, padded so marks
+/// at the ends stay visible; a range of one point is widened.
+#[derive(Clone, Copy)]
+struct Scale {
+    lo: f64,
+    hi: f64,
+    x0: f64,
+    x1: f64,
+}
+
+impl Scale {
+    fn over(values: impl IntoIterator<Item = f64>, x0: f64, x1: f64) -> Scale {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in values.into_iter().filter(|v| v.is_finite()) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        if !lo.is_finite() {
+            (lo, hi) = (-1.0, 1.0);
+        }
+        let pad = ((hi - lo) * 0.08).max(1e-3);
+        Scale {
+            lo: lo - pad,
+            hi: hi + pad,
+            x0,
+            x1,
+        }
+    }
+
+    /// Pixel of `v`, clamped to the plot (an infinite bound runs to its
+    /// edge).
+    fn x(&self, v: f64) -> f64 {
+        let v = if v.is_nan() { 0.0 } else { v.clamp(self.lo, self.hi) };
+        self.x0 + (self.x1 - self.x0) * (v - self.lo) / (self.hi - self.lo)
+    }
+}
+
+/// The interval the rule read, as `(from, to)`: one-sided bounds run from
+/// delta to the bound; `threshold` reads the two-sided CI.
+fn rule_interval(c: &Check, decision: Decision) -> (f64, f64) {
+    match decision {
+        Decision::ConfidentDrop | Decision::SignificantDrop => (c.cmp.delta, c.upper_bound),
+        Decision::NonInferiority => (c.lower_bound, c.cmp.delta),
+        Decision::Threshold => (c.cmp.ci_low, c.cmp.ci_high),
+    }
+}
+
+/// The bound cell: what the rule used, four decimals.
+fn bound_cell(c: &Check, decision: Decision) -> String {
+    let b = |v: f64| if v.is_finite() { signed4(v) } else { "-".into() };
+    match decision {
+        Decision::ConfidentDrop | Decision::SignificantDrop => b(c.upper_bound),
+        Decision::NonInferiority => b(c.lower_bound),
+        Decision::Threshold => format!("[{}, {}]", b(c.cmp.ci_low), b(c.cmp.ci_high)),
+    }
+}
+
+const PLOT_W: f64 = 240.0;
+const PLOT_H: f64 = 34.0;
+
+/// One check's row plot: the region beyond the tolerance shaded, the
+/// tolerance line dashed (at minus the tolerance: the drop allowed), zero
+/// grey, the interval the rule read as a bar and delta as a dot in the
+/// verdict's colour. A check fails exactly when its bar lies in the shaded
+/// region under `confident-drop`.
+fn check_plot(c: &Check, decision: Decision, sc: &Scale, words: &str) -> String {
+    let mut s = format!(
+        "<svg class=\"check-plot\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" viewBox=\"0 0 {PLOT_W} {PLOT_H}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        esc(words),
+        esc(words)
+    );
+    let (top, bottom, mid) = (12.0, PLOT_H - 2.0, 12.0 + (PLOT_H - 14.0) / 2.0);
+    if let Some(tol) = c.tolerance {
+        let xt = sc.x(-tol);
+        let _ = write!(
+            s,
+            "<rect x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#fbdde2\"/>",
+            sc.x0,
+            (xt - sc.x0).max(0.0),
+            bottom - top
+        );
+        let _ = write!(
+            s,
+            "<line class=\"tolerance\" data-value=\"{}\" x1=\"{xt:.1}\" y1=\"{:.1}\" x2=\"{xt:.1}\" y2=\"{bottom}\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/><text x=\"{xt:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00020\">−{}</text>",
+            f4(tol),
+            top - 2.0,
+            short(tol)
+        );
+    }
+    let x0 = sc.x(0.0);
+    let _ = write!(
+        s,
+        "<line x1=\"{x0:.1}\" y1=\"{top}\" x2=\"{x0:.1}\" y2=\"{bottom}\" stroke=\"#999\"/><text x=\"{x0:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"9\" fill=\"#666\">0</text>"
+    );
+    let (a, b) = rule_interval(c, decision);
+    if a.is_finite() || b.is_finite() {
+        let (xa, xb) = (sc.x(a), sc.x(b));
+        let _ = write!(
+            s,
+            "<line class=\"bound\" x1=\"{:.1}\" y1=\"{mid:.1}\" x2=\"{:.1}\" y2=\"{mid:.1}\" stroke=\"#333\" stroke-width=\"2.5\"/>",
+            xa.min(xb),
+            xa.max(xb)
+        );
+        for x in [xa, xb] {
+            let _ = write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#333\" stroke-width=\"1.5\"/>",
+                mid - 5.0,
+                mid + 5.0
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "<circle class=\"delta\" data-value=\"{}\" cx=\"{:.1}\" cy=\"{mid:.1}\" r=\"4.5\" fill=\"{}\" stroke=\"#fff\"/></svg>",
+        signed4(c.cmp.delta),
+        sc.x(c.cmp.delta),
+        verdict_color(c.verdict)
+    );
+    s
+}
+
+/// Three decimals with trailing zeros dropped, for plot labels.
+fn short(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A p-value at the column's precision: one for the whole column, the
+/// coarsest any of its checks supports (three decimals when one carries
+/// Monte Carlo error at B = 10,000; four for exact tests).
+fn p_cell(p: f64, digits: usize) -> String {
+    if p.is_nan() {
+        return "-".into();
+    }
+    let floor = 10f64.powi(-(digits as i32));
+    if p < floor {
+        format!("<{floor:.digits$}")
+    } else {
+        format!("{p:.digits$}")
+    }
+}
+
+fn p_digits(r: &RetrieverOutcome) -> usize {
+    if r.checks.iter().any(|c| c.monte_carlo) {
+        mc_digits(r.resamples)
+    } else {
+        4
+    }
+}
+
+fn verdict_span(v: Verdict) -> String {
+    format!("<span class=\"{0}\">{1}</span>", v.name(), v.name().to_uppercase())
+}
+
+fn gate_page(v: &GateView) -> String {
+    let o = v.outcome;
+    let verdict = o.verdict();
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<header>\n<h1 class=\"{}\">{} · rgate {}</h1>\n<p class=\"lead\">{}</p>",
+        verdict.name(),
+        verdict.name().to_uppercase(),
+        esc(v.command),
+        esc(&v.headline())
+    );
+    b += "<ul class=\"retrievers\">\n";
+    for (i, r) in o.retrievers.iter().enumerate() {
+        let _ = writeln!(
+            b,
+            "<li><a href=\"#r{i}\">{}</a>: {} — {}</li>",
+            esc(&r.name),
+            verdict_span(r.verdict()),
+            esc(&v.summary(r))
+        );
+    }
+    b += "</ul>\n";
+    let _ = writeln!(b, "<p class=\"settings\">{}</p>\n</header>", esc(&v.settings_line()));
+    for w in &o.warnings {
+        let _ = writeln!(b, "<p class=\"warning\"><strong>Warning:</strong> {}</p>", esc(w));
+    }
+    if o.retrievers.iter().any(|r| !r.checks.is_empty()) {
+        b += "<label class=\"filter\" hidden><input type=\"checkbox\" class=\"only-failing\" hidden> show failing and inconclusive checks only</label>\n";
+    }
+    for (i, r) in o.retrievers.iter().enumerate() {
+        b += &retriever_section(v, r, i);
+    }
+    page(&v.headline(), &b)
+}
+
+fn retriever_section(v: &GateView, r: &RetrieverOutcome, i: usize) -> String {
+    let rv = r.verdict();
+    let mut b = format!(
+        "<section id=\"r{i}\" class=\"retriever\">\n<h2 class=\"{}\">{} — {}</h2>\n<p class=\"meta\">run <code>{}</code> · {}</p>\n",
+        rv.name(),
+        esc(&r.name),
+        rv.name(),
+        esc(&r.run),
+        esc(&GateView::baseline_desc(r))
+    );
+    let fails: Vec<&Check> = r.checks.iter().filter(|c| r.fails(c)).collect();
+    for c in &fails {
+        let _ = writeln!(b, "<p class=\"reason\">{}</p>", esc(&v.reason(c, r)));
+    }
+    if let Some(losses) = r.stages.as_ref().map(|s| &s.losses) {
+        for l in losses {
+            let _ = writeln!(b, "<p class=\"reason\">{}</p>", esc(&stage_loss_text(l)));
+        }
+    }
+    if !r.checks.is_empty() {
+        b += &check_table(v, r);
+    }
+    if let Some(imp) = v.improvements(r) {
+        let _ = writeln!(b, "<p class=\"improved\">{}</p>", esc(&imp));
+    }
+    let skewed = skewed(r);
+    if !skewed.is_empty() {
+        let _ = writeln!(b, "<h3>{SKEW_HEADING}</h3>\n<ul>");
+        for s in &skewed {
+            let _ = writeln!(b, "<li>{}</li>", esc(s));
+        }
+        b += "</ul>\n";
+    }
+    b += &strata_table(r);
+    b += &power_panel(r);
+    if let Some(st) = &r.stages {
+        b += &funnel(st);
+    }
+    b += &flips(r);
+    b += &trend(r);
+    if !r.warnings.is_empty() {
+        b += "<h3>Warnings</h3>\n";
+        for w in &r.warnings {
+            let _ = writeln!(b, "<p class=\"warning\">{}</p>", esc(w));
+        }
+    }
+    b += "</section>\n";
+    b
+}
+
+/// Each check a row: the numbers, its plot, its tolerance and the test
+/// that ran, one precision per column.
+fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
+    let decision = v.outcome.settings.decision;
+    let bound = v.bound_header();
+    let digits = p_digits(r);
+    let sc = Scale::over(
+        r.checks.iter().flat_map(|c| {
+            let (a, b) = rule_interval(c, decision);
+            [c.cmp.delta, a, b, 0.0, -c.tolerance.unwrap_or(0.0)]
+        }),
+        8.0,
+        PLOT_W - 8.0,
+    );
+    let mut s = format!(
+        "<table class=\"checks\">\n<caption>Checks of {}: delta (dot) and the {} the rule read (bar) against the tolerance (dashed line; shaded: beyond it)</caption>\n<thead><tr>",
+        esc(&r.name),
+        esc(&bound)
+    );
+    let cols: [(&str, bool); 15] = [
+        ("metric", false),
+        ("stratum", false),
+        ("n", true),
+        ("baseline", true),
+        ("current", true),
+        ("delta", true),
+        ("plot", false),
+        (&bound, true),
+        ("level", true),
+        ("tolerance", true),
+        ("test", false),
+        ("p (1-sided)", true),
+        ("p_adj", true),
+        ("mde", true),
+        ("verdict", false),
+    ];
+    for (h, num) in cols {
+        let class = if num { " class=\"num\"" } else { "" };
+        let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", esc(h));
+    }
+    s += "</tr></thead>\n<tbody>\n";
+    for c in &r.checks {
+        let metric = c.cmp.metric.name();
+        let lvl = if decision == Decision::Threshold {
+            "-".to_string()
+        } else {
+            level(c.bound_level)
+        };
+        let tol = c.tolerance.map_or("-".to_string(), f4);
+        let words = format!(
+            "{metric} on {}: delta {}, {bound} {} at {lvl}, tolerance {tol}: {}",
+            c.cmp.stratum,
+            signed4(c.cmp.delta),
+            bound_cell(c, decision),
+            c.verdict.name()
+        );
+        let num = |x: String| format!("<td class=\"num\">{}</td>", esc(&x));
+        let _ = writeln!(
+            s,
+            "<tr data-verdict=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}{}{}<td>{}</td>{}{}<td class=\"num tolerance\">{}</td><td>{}</td>{}{}{}<td class=\"{}\">{}</td></tr>",
+            c.verdict.name(),
+            esc(&metric),
+            esc(&c.cmp.stratum),
+            num(c.cmp.n.to_string()),
+            num(f4(c.cmp.baseline)),
+            num(f4(c.cmp.current)),
+            num(signed4(c.cmp.delta)),
+            check_plot(c, decision, &sc, &words),
+            num(bound_cell(c, decision)),
+            num(lvl),
+            esc(&tol),
+            esc(c.test.name()),
+            num(p_cell(c.cmp.p_value, digits)),
+            num(p_cell(c.cmp.p_adjusted, digits)),
+            num(c.mde().map_or("-".into(), f4)),
+            c.verdict.name(),
+            c.verdict.name()
+        );
+    }
+    s += "</tbody>\n</table>\n";
+    s
+}
+
+/// The strata side by side: each stratum's checks, queries lost, and for
+/// two stages its counts by stage, baseline -> current.
+fn strata_table(r: &RetrieverOutcome) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    let lost = r.stages.as_ref().map(|st| st.lost.as_slice()).unwrap_or_default();
+    for sl in lost {
+        if !names.contains(&sl.scope.as_str()) {
+            names.push(&sl.scope);
+        }
+    }
+    for c in &r.checks {
+        if !names.contains(&c.cmp.stratum.as_str()) {
+            names.push(&c.cmp.stratum);
+        }
+    }
+    for f in &r.flips {
+        if !f.stratum.is_empty() && !names.contains(&f.stratum.as_str()) {
+            names.push(&f.stratum);
+        }
+    }
+    if names.len() < 2 && r.flips.is_empty() {
+        return String::new();
+    }
+    let two = !lost.is_empty();
+    let mut headers = vec!["stratum", "n", "checks failed", "queries lost (hit to miss)"];
+    if two {
+        headers.extend(["reached", "dropped by rerank", "missed by retrieval"]);
+    }
+    let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 1);
+    for name in names {
+        let n = lost
+            .iter()
+            .find(|s| s.scope == name)
+            .map(|s| s.n)
+            .or_else(|| r.checks.iter().find(|c| c.cmp.stratum == name).map(|c| c.cmp.n));
+        let here: Vec<&Check> = r.checks.iter().filter(|c| c.cmp.stratum == name).collect();
+        let gated = here.iter().filter(|c| c.verdict != CheckVerdict::NotGated).count();
+        let failed = here.iter().filter(|c| r.fails(c)).count();
+        let flips = if name == "all" {
+            r.flips.len()
+        } else {
+            r.flips.iter().filter(|f| f.stratum == name).count()
+        };
+        let mut row = vec![
+            name.to_string(),
+            n.map_or("-".into(), |n| n.to_string()),
+            if gated == 0 {
+                "-".into()
+            } else {
+                format!("{failed} of {gated}")
+            },
+            flips.to_string(),
+        ];
+        if two {
+            let sl = lost.iter().find(|s| s.scope == name);
+            for f in [
+                (|l: &Lost| l.reached) as fn(&Lost) -> usize,
+                |l| l.dropped_by_rerank,
+                |l| l.missed_by_retrieval,
+            ] {
+                row.push(match sl {
+                    Some(s) => match &s.baseline {
+                        Some(b) => format!("{} -> {}", f(b), f(&s.current)),
+                        None => format!("? -> {}", f(&s.current)),
+                    },
+                    None => "-".into(),
+                });
+            }
+        }
+        t.push(row);
+    }
+    format!("<h3>By stratum</h3>\n{}", table(&t, "Each stratum's checks and lost queries"))
+}
+
+/// What each gated check can detect: its mde (the drop caught 80% of the
+/// time) against its tolerance, and the queries that would make it
+/// enforceable.
+fn power_panel(r: &RetrieverOutcome) -> String {
+    let gated: Vec<&Check> = r.checks.iter().filter(|c| c.tolerance.is_some()).collect();
+    if gated.is_empty() {
+        return String::new();
+    }
+    const W: f64 = 180.0;
+    let sc = Scale::over(
+        gated
+            .iter()
+            .flat_map(|c| [0.0, c.tolerance.unwrap_or(0.0), c.mde().unwrap_or(0.0)]),
+        4.0,
+        W - 4.0,
+    );
+    let sc = Scale { lo: 0.0, ..sc };
+    let mut s = String::from(
+        "<h3>Power</h3>\n<table class=\"power\">\n<caption>What each gated check can detect: the mde (bar; the drop failed 80% of the time) against the tolerance (dashed line). A bar past the line cannot enforce its tolerance.</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\" class=\"num\">tolerance</th><th scope=\"col\" class=\"num\">mde</th><th scope=\"col\">plot</th><th scope=\"col\">enforceable</th><th scope=\"col\" class=\"num\">queries needed</th></tr></thead>\n<tbody>\n",
+    );
+    for c in gated {
+        let tol = c.tolerance.unwrap_or(0.0);
+        let mde = c.mde();
+        let words = format!(
+            "{} on {}: mde {} against tolerance {}",
+            c.cmp.metric.name(),
+            c.cmp.stratum,
+            mde.map_or("none".into(), f4),
+            f4(tol)
+        );
+        let mut plot = format!(
+            "<svg class=\"power-plot\" width=\"{W}\" height=\"20\" viewBox=\"0 0 {W} 20\" role=\"img\" aria-label=\"{0}\"><title>{0}</title>",
+            esc(&words)
+        );
+        if let Some(m) = mde {
+            let fill = if c.power.enforceable { "#7a9cc6" } else { "#d98c99" };
+            let _ = write!(
+                plot,
+                "<rect class=\"mde\" x=\"{:.1}\" y=\"4\" width=\"{:.1}\" height=\"12\" fill=\"{fill}\"/>",
+                sc.x(0.0),
+                (sc.x(m) - sc.x(0.0)).max(0.5)
+            );
+        }
+        let xt = sc.x(tol);
+        let _ = write!(
+            plot,
+            "<line class=\"tolerance\" x1=\"{xt:.1}\" y1=\"0\" x2=\"{xt:.1}\" y2=\"20\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/></svg>"
+        );
+        let _ = writeln!(
+            s,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{plot}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            esc(&c.cmp.metric.name()),
+            esc(&c.cmp.stratum),
+            c.cmp.n,
+            f4(tol),
+            mde.map_or("-".into(), f4),
+            if c.power.enforceable { "yes" } else { "no" },
+            c.power
+                .queries_needed
+                .map_or("-".into(), |q| format!("about {q}"))
+        );
+    }
+    s += "</tbody>\n</table>\n";
+    s
+}
+
+/// The two stages: per scope a bar of the queries that reached the top k,
+/// were dropped by the reranker, or were missed by retrieval, baseline
+/// above current; the counts and the ceilings in tables beside.
+fn funnel(st: &StageOutcome) -> String {
+    let mut s = format!("<h3>{}</h3>\n", esc(&GateView::stage_title(st)));
+    const W: f64 = 360.0;
+    let colors = [("#5b9a68", "reached"), ("#e39b3b", "dropped by rerank"), ("#c5504b", "missed by retrieval")];
+    s += "<p class=\"legend\">";
+    for (c, name) in colors {
+        let _ = write!(s, "<span><span class=\"swatch\" style=\"background:{c}\"></span>{name}</span>");
+    }
+    s += "</p>\n";
+    let bar = |l: &Lost, n: usize, label: &str| {
+        let words = format!(
+            "{label}: {} reached, {} dropped by rerank, {} missed by retrieval, of {n}",
+            l.reached, l.dropped_by_rerank, l.missed_by_retrieval
+        );
+        let mut b = format!(
+            "<svg class=\"funnel\" width=\"{W}\" height=\"16\" viewBox=\"0 0 {W} 16\" role=\"img\" aria-label=\"{0}\"><title>{0}</title>",
+            esc(&words)
+        );
+        let mut x = 0.0;
+        let total = (l.reached + l.dropped_by_rerank + l.missed_by_retrieval).max(1) as f64;
+        for ((c, _), k) in colors.iter().zip([l.reached, l.dropped_by_rerank, l.missed_by_retrieval]) {
+            let w = W * k as f64 / total;
+            if k > 0 {
+                let _ = write!(b, "<rect x=\"{x:.1}\" y=\"1\" width=\"{w:.1}\" height=\"14\" fill=\"{c}\"/>");
+            }
+            x += w;
+        }
+        b + "</svg>"
+    };
+    s += "<table class=\"funnel\">\n<caption>Queries by stage, baseline above current</caption>\n<thead><tr><th scope=\"col\">scope</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead>\n<tbody>\n";
+    for sl in &st.lost {
+        let base = sl
+            .baseline
+            .as_ref()
+            .map_or_else(|| "no candidate lists stored".to_string(), |l| bar(l, sl.n, "baseline"));
+        let _ = writeln!(
+            s,
+            "<tr><th scope=\"row\">{}</th><td class=\"num\">{}</td><td>{base}</td><td>{}</td></tr>",
+            esc(&sl.scope),
+            sl.n,
+            bar(&sl.current, sl.n, "current")
+        );
+    }
+    s += "</tbody>\n</table>\n";
+    s += &table(&GateView::lost_table(st), "Queries by stage, baseline -> current");
+    s += &table(
+        &GateView::ceiling_table(st, false),
+        "Each final metric beside its ceiling (a perfect reranker of the current candidates)",
+    );
+    if !st.absent.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"warning\">{} quer{} hold final results absent from their candidates: {}</p>",
+            st.absent.len(),
+            if st.absent.len() == 1 { "y" } else { "ies" },
+            esc(&st
+                .absent
+                .iter()
+                .take(10)
+                .map(|(q, ids)| format!("{q} ({})", ids.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; "))
+        );
+    }
+    s
+}
+
+/// Flips shown open when there are at most this many; more fold (their
+/// summaries, with id, text and what was lost, stay visible).
+const OPEN_FLIPS: usize = 30;
+
+/// The queries that went from hit to miss, by stage and stratum, each with
+/// its text, the metrics that lost it, and its top k baseline beside
+/// current: the chunks lost from and gained in the top k, relevant ones in
+/// bold.
+fn flips(r: &RetrieverOutcome) -> String {
+    if r.flips.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("<h3>Queries that went from hit to miss ({})</h3>\n", r.flips.len());
+    let groups: Vec<(Option<&str>, Vec<&Flip>)> = if r.stages.is_none() {
+        vec![(None, r.flips.iter().collect())]
+    } else {
+        [
+            (Some(LostIn::Rerank), "lost in rerank"),
+            (Some(LostIn::Retrieval), "lost in retrieval"),
+            (Some(LostIn::Both), "lost in both stages"),
+            (None, "stage unknown"),
+        ]
+        .into_iter()
+        .map(|(g, title)| (Some(title), r.flips.iter().filter(|f| f.lost_in == g).collect::<Vec<_>>()))
+        .filter(|(_, f)| !f.is_empty())
+        .collect()
+    };
+    let open = r.flips.len() <= OPEN_FLIPS;
+    for (title, group) in groups {
+        if let Some(t) = title {
+            let _ = writeln!(s, "<h4>{t} ({})</h4>", group.len());
+        }
+        let mut last: Option<&str> = None;
+        for f in group {
+            if last != Some(f.stratum.as_str()) {
+                if last.is_some() {
+                    s += "</div>\n";
+                }
+                let _ = writeln!(s, "<div class=\"stratum\"><h5>{}</h5>", esc(&f.stratum));
+                last = Some(&f.stratum);
+            }
+            s += &flip(f, open);
+        }
+        if last.is_some() {
+            s += "</div>\n";
+        }
+    }
+    if r.gained > 0 {
+        let _ = writeln!(
+            s,
+            "<p>{} quer{} went from miss to hit.</p>",
+            r.gained,
+            if r.gained == 1 { "y" } else { "ies" }
+        );
+    }
+    s
+}
+
+fn flip(f: &Flip, open: bool) -> String {
+    let text = f
+        .text
+        .as_deref()
+        .map(|t| format!(" <span class=\"flip-text\">“{}”</span>", esc(t)))
+        .unwrap_or_default();
+    let summary = format!(
+        "<code class=\"id\">{}</code>{text}: lost {}",
+        esc(&f.query_id),
+        esc(&f.lost.join(", "))
+    );
+    let Some(top) = &f.top else {
+        return format!("<p class=\"flip\">{summary}</p>\n");
+    };
+    let lost = top.lost();
+    let gained = top.gained();
+    let id = |i: &str, mark: &str| {
+        let rel = top.relevant.iter().any(|r| r == i);
+        let mut class = String::from("id");
+        if rel {
+            class += " rel";
+        }
+        if !mark.is_empty() {
+            class += " ";
+            class += mark;
+        }
+        format!(
+            "<code class=\"{class}\">{}</code>{}",
+            esc(i),
+            if rel { " <span class=\"rel\" title=\"relevant in the gold set\">(relevant)</span>" } else { "" }
+        )
+    };
+    let list = |ids: &[String], moved: &[&str], mark: &str| {
+        if ids.is_empty() {
+            return "<p>(no results)</p>".to_string();
+        }
+        let mut l = String::from("<ol class=\"top\">");
+        for i in ids {
+            let m = if moved.contains(&i.as_str()) { mark } else { "" };
+            let _ = write!(l, "<li>{}</li>", id(i, m));
+        }
+        l + "</ol>"
+    };
+    let names = |ids: &[&str], mark: &str| {
+        if ids.is_empty() {
+            "none".to_string()
+        } else {
+            ids.iter().map(|i| id(i, mark)).collect::<Vec<_>>().join(", ")
+        }
+    };
+    format!(
+        "<details class=\"flip\"{}><summary>{summary}</summary>\n<p>Lost from the top {k}: {}<br>Gained in the top {k}: {}</p>\n<table class=\"top\"><caption>Top {k} of <code>{}</code>, baseline beside current</caption><thead><tr><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table>\n</details>\n",
+        if open { " open" } else { "" },
+        names(&lost, "lost-id"),
+        names(&gained, "gained-id"),
+        esc(&f.query_id),
+        list(&top.baseline, &lost, "lost-id"),
+        list(&top.current, &gained, "gained-id"),
+        k = top.k
+    )
+}
+
+/// Entries of the history table shown under the chart (the chart has all).
+const TREND_ROWS: usize = 12;
+
+/// The baseline's recorded history: the chart `baseline history --plot`
+/// draws, of the gated metrics overall, and its last entries as a table.
+fn trend(r: &RetrieverOutcome) -> String {
+    if r.history.is_empty() {
+        return String::new();
+    }
+    let mut metrics: Vec<String> = Vec::new();
+    for c in r.checks.iter().filter(|c| c.tolerance.is_some()) {
+        let n = c.cmp.metric.name();
+        if !metrics.contains(&n) {
+            metrics.push(n);
+        }
+    }
+    let parsed: Vec<crate::metrics::Metric> = metrics.iter().filter_map(|m| m.parse().ok()).collect();
+    let svg = plot_svg(&r.name, &r.history, &metrics, "all");
+    let svg = svg.replacen(
+        "<svg ",
+        &format!(
+            "<svg role=\"img\" aria-label=\"{}\" ",
+            esc(&format!(
+                "history of {}: {} recorded results of {}",
+                r.name,
+                r.history.len(),
+                metrics.join(", ")
+            ))
+        ),
+        1,
+    );
+    let from = r.history.len().saturating_sub(TREND_ROWS);
+    let view = HistoryView {
+        name: &r.name,
+        entries: &r.history[from..],
+        metrics: &parsed,
+        scope: "all",
+    };
+    format!(
+        "<h3>Trend</h3>\n<figure>{svg}<figcaption>The overall means of the gated metrics at each recorded gate (dots) and baseline update (squares).</figcaption></figure>\n{}",
+        table(
+            &view.table(),
+            &format!(
+                "The last {} of {} recorded results",
+                r.history.len() - from,
+                r.history.len()
+            )
+        )
+    )
+}
+
+/// An interval plot for compare's side-by-side view: the CI as a bar,
+/// delta as a dot, zero grey.
+fn interval_plot(delta: f64, lo: f64, hi: f64, sc: &Scale, significant: bool, words: &str) -> String {
+    let (w, h) = (sc.x1 + 4.0, 18.0);
+    let x0 = sc.x(0.0);
+    format!(
+        "<svg class=\"interval\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{words}\"><title>{words}</title><line x1=\"{x0:.1}\" y1=\"0\" x2=\"{x0:.1}\" y2=\"{h}\" stroke=\"#999\"/><line class=\"ci\" x1=\"{:.1}\" y1=\"9\" x2=\"{:.1}\" y2=\"9\" stroke=\"#333\" stroke-width=\"2\"/><circle class=\"delta\" cx=\"{:.1}\" cy=\"9\" r=\"4\" fill=\"{}\"/></svg>",
+        sc.x(lo),
+        sc.x(hi),
+        sc.x(delta),
+        if significant { "#1f5fa8" } else { "#888" },
+        words = esc(words),
+    )
+}
+
+fn compare_page(v: &CompareView) -> String {
+    let mut b = format!(
+        "<header>\n<h1>rgate compare</h1>\n<p class=\"lead\">{}</p>\n<p class=\"settings\">{}</p>\n</header>\n",
+        esc(&v.title()),
+        esc(&v.settings_line())
+    );
+    b += &table(&v.means_table(), "Means of each run over every query");
+    if !v.comparisons.is_empty() {
+        b += &side_by_side(v);
+    }
+    for k in 0..v.comparisons.len() {
+        let caption = format!("{} vs {}", v.runs[k + 1].name, v.runs[0].name);
+        let _ = writeln!(b, "<h2>{}</h2>", esc(&caption));
+        b += &table(&v.rows_table(k), &format!("{caption}: per metric and stratum (* significant after Holm)"));
+        let skewed = v.skewed(k);
+        if !skewed.is_empty() {
+            let _ = writeln!(b, "<h3>{SKEW_HEADING}</h3>\n<ul>");
+            for s in &skewed {
+                let _ = writeln!(b, "<li>{}</li>", esc(s));
+            }
+            b += "</ul>\n";
+        }
+    }
+    page(&v.title(), &b)
+}
+
+/// Every variant's delta from the baseline with its interval, one column
+/// per variant and one row per metric and stratum, on one scale.
+fn side_by_side(v: &CompareView) -> String {
+    let level = format!("{:.0}%", (1.0 - v.settings.alpha) * 100.0);
+    let sc = Scale::over(
+        v.comparisons
+            .iter()
+            .flatten()
+            .flat_map(|r| [r.cmp.ci_low, r.cmp.ci_high, r.cmp.delta, 0.0]),
+        6.0,
+        150.0,
+    );
+    let mut s = format!(
+        "<h2>Variants side by side</h2>\n<table class=\"side-by-side\">\n<caption>Delta from {} with its {level} interval (bar); blue: significant after Holm</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">{}</th>",
+        esc(&v.runs[0].name),
+        esc(&v.runs[0].name)
+    );
+    for r in &v.runs[1..] {
+        let _ = write!(s, "<th scope=\"col\">{}</th>", esc(&r.name));
+    }
+    s += "</tr></thead>\n<tbody>\n";
+    for (i, first) in v.comparisons[0].iter().enumerate() {
+        let _ = write!(
+            s,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td>",
+            esc(&first.cmp.metric.name()),
+            esc(&first.cmp.stratum),
+            f4(first.cmp.baseline)
+        );
+        for (k, rows) in v.comparisons.iter().enumerate() {
+            let Some(row) = rows
+                .get(i)
+                .filter(|r| r.cmp.metric == first.cmp.metric && r.cmp.stratum == first.cmp.stratum)
+            else {
+                s += "<td>-</td>";
+                continue;
+            };
+            let words = format!(
+                "{} on {}, {}: delta {} [{}, {}]{}",
+                row.cmp.metric.name(),
+                row.cmp.stratum,
+                v.runs[k + 1].name,
+                signed4(row.cmp.delta),
+                signed4(row.cmp.ci_low),
+                signed4(row.cmp.ci_high),
+                if row.significant { ", significant" } else { "" }
+            );
+            let _ = write!(
+                s,
+                "<td><span class=\"num\">{}{} [{}, {}]</span><br>{}</td>",
+                signed4(row.cmp.delta),
+                if row.significant { " *" } else { "" },
+                signed4(row.cmp.ci_low),
+                signed4(row.cmp.ci_high),
+                interval_plot(row.cmp.delta, row.cmp.ci_low, row.cmp.ci_high, &sc, row.significant, &words)
+            );
+        }
+        s += "</tr>\n";
+    }
+    s += "</tbody>\n</table>\n";
+    s
+}
+
+fn eval_page(v: &EvalView) -> String {
+    let mut b = format!(
+        "<header>\n<h1>rgate eval</h1>\n<p class=\"lead\">{}</p>\n</header>\n",
+        esc(&v.title())
+    );
+    b += &table(&v.means_table(), "Means per scope");
+    if let Some(note) = v.interval_note() {
+        let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&note));
+    }
+    if let Some(sv) = &v.candidates {
+        let _ = writeln!(b, "<h2>{}</h2>", esc(&v.stage_title(sv)));
+        b += &table(&v.lost_table(sv), "Queries by stage");
+        b += &table(&v.ceiling_table(sv), "Each final metric beside its ceiling");
+    }
+    if v.per_query {
+        b += "<h2>Per query</h2>\n";
+        b += &table(&v.query_table(), "Each query's values");
+    }
+    page(&format!("rgate eval · {}", v.title()), &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 4648 section 10's test vectors.
+    #[test]
+    fn base64_matches_the_rfc_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o, "{i}");
+        }
+    }
+
+    #[test]
+    fn a_table_escapes_its_cells_and_heads_its_rows() {
+        let mut t = Table::new(vec!["id".into(), "v".into()], 1);
+        t.push(vec!["<b>x</b>".into(), "1".into()]);
+        let h = table(&t, "c&d");
+        assert!(h.contains("<caption>c&amp;d</caption>"), "{h}");
+        assert!(h.contains("<th scope=\"row\">&lt;b&gt;x&lt;/b&gt;</th>"), "{h}");
+        assert!(h.contains("<td class=\"num\">1</td>"), "{h}");
+    }
+}
