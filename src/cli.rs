@@ -291,6 +291,10 @@ pub struct GateArgs {
     /// Also write report.md, report.json, junit.xml and report.html here
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// Chunk texts for the HTML report (--format html, --report-dir): JSONL
+    /// {"id", "text"}; each lost query's top ids are shown with their text
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
     /// A retriever without a baseline is an error instead of a pass
     #[arg(long)]
     pub require_baseline: bool,

@@ -141,6 +141,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
             .maybe(a.step_summary.as_ref(), "the job summary ($GITHUB_STEP_SUMMARY)")
             .maybe(a.output.as_ref(), "the step's outputs ($GITHUB_OUTPUT)");
     }
+    guard.maybe(args.corpus.as_ref(), "the corpus");
     guard.check(global.output.as_deref())?;
     let format = global.format();
     let opts = GateOptions {
@@ -150,6 +151,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         require_baseline: args.require_baseline,
         ci: Ci::from_env(),
         detail: format == Format::Html || args.report_dir.is_some(),
+        corpus: args.corpus.clone(),
     };
     let watch = CliWatch { quiet: global.quiet };
     let gated = pipeline::gate(&config, &opts, &watch)?;

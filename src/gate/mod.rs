@@ -156,6 +156,8 @@ pub struct FlipTop {
     pub current: Vec<String>,
     /// The ids of `baseline` and `current` the gold set labels relevant.
     pub relevant: Vec<String>,
+    /// The text of each shown id a corpus holds, when one was given.
+    pub texts: std::collections::BTreeMap<String, String>,
 }
 
 impl FlipTop {

@@ -385,7 +385,7 @@ fn corpus_row(path: &Path, line_no: usize, buf: &[u8]) -> Result<Option<(String,
 /// not: which text a labeler would see would depend on the order. Ids are
 /// remembered by a 64-bit hash and their line (16 bytes each, not the id),
 /// and a repeated hash is confirmed by reading the first line again.
-fn corpus_texts(path: &Path, wanted: &HashSet<&str>) -> Result<HashMap<String, String>> {
+pub fn corpus_texts(path: &Path, wanted: &HashSet<&str>) -> Result<HashMap<String, String>> {
     let mut lines = crate::input::Lines::open(path, "corpus", CORPUS_HINT)?;
     let mut out = HashMap::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();

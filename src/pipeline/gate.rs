@@ -61,6 +61,9 @@ pub struct GateOptions {
     /// retriever's history. Off by default: a run's ids cost memory
     /// (700,000 strings for 7,000 queries at depth 100).
     pub detail: bool,
+    /// With `detail`: chunk texts (JSONL `{"id", "text"}`) to show beside
+    /// each lost query's top ids.
+    pub corpus: Option<PathBuf>,
 }
 
 /// A finished gate: its decision, and what it was decided from (kept for
@@ -93,6 +96,9 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
     let mut outcome = outcome;
     if opts.detail {
         attach_history(config, &mut outcome);
+        if let Some(corpus) = &opts.corpus {
+            attach_texts(corpus, &mut outcome)?;
+        }
     }
     Ok(GateRun {
         prep,
@@ -486,10 +492,17 @@ pub fn decide(
     })
 }
 
-/// Each lost query's top k in the baseline and now, k the largest cutoff of
-/// a gated final metric (10 when none has one): the ids a reviewer compares
-/// to see what came back instead.
-fn attach_tops(config: &Config, prep: &Prepared, b: &Baseline, ids: &[Vec<String>], flips: &mut [gate::Flip]) {
+/// Each lost query's top k in the baseline and now: the ids a reviewer
+/// compares to see what came back instead. k is the largest cutoff among
+/// the final metrics that lost the query (a query lost on hit_rate@3 alone
+/// shows its top 3), else the largest of a gated final metric, else 10.
+fn attach_tops(
+    config: &Config,
+    prep: &Prepared,
+    b: &Baseline,
+    ids: &[Vec<String>],
+    flips: &mut [gate::Flip],
+) {
     let k = config
         .gate
         .rules
@@ -510,6 +523,14 @@ fn attach_tops(config: &Config, prep: &Prepared, b: &Baseline, ids: &[Vec<String
         let (Some(&q), Some(&s)) = (index.get(f.query_id.as_str()), stored.get(f.query_id.as_str())) else {
             continue;
         };
+        let k = f
+            .lost
+            .iter()
+            .filter_map(|m| m.parse::<crate::metrics::Metric>().ok())
+            .filter(|m| !m.is_candidates())
+            .filter_map(|m| m.cutoff)
+            .max()
+            .map_or(k, |c| c as usize);
         let top = |list: &[String]| list.iter().take(k).cloned().collect::<Vec<String>>();
         let baseline = top(&b.queries[s].ranking);
         let current = ids.get(q).map(|l| top(l)).unwrap_or_default();
@@ -527,8 +548,41 @@ fn attach_tops(config: &Config, prep: &Prepared, b: &Baseline, ids: &[Vec<String
             baseline,
             current,
             relevant,
+            texts: Default::default(),
         });
     }
+}
+
+/// The corpus text of every id a lost query's top k shows, read in one pass
+/// over the corpus (which may be larger than memory).
+fn attach_texts(corpus: &Path, outcome: &mut GateOutcome) -> Result<()> {
+    let texts = {
+        let wanted: std::collections::HashSet<&str> = outcome
+            .retrievers
+            .iter()
+            .flat_map(|r| &r.flips)
+            .filter_map(|f| f.top.as_ref())
+            .flat_map(|t| t.baseline.iter().chain(&t.current))
+            .map(String::as_str)
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        crate::goldbuild::pool::corpus_texts(corpus, &wanted)?
+    };
+    for top in outcome
+        .retrievers
+        .iter_mut()
+        .flat_map(|r| &mut r.flips)
+        .filter_map(|f| f.top.as_mut())
+    {
+        for id in top.baseline.iter().chain(&top.current) {
+            if let Some(t) = texts.get(id) {
+                top.texts.insert(id.clone(), t.clone());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Each retriever's recorded history, for the report's trend; one that

@@ -13,6 +13,10 @@
 //! text and quoted attributes alike (`&apos;` is an HTML5 entity), and
 //! shows hostile characters as visible escapes.
 //!
+//! The page is also well-formed XML (W3C "Polyglot Markup": void elements
+//! self-closed, boolean attributes given values, no `&` or `<` in the style
+//! and script), so a test or a tool reads it back with an XML parser.
+//!
 //! Tables carry a `<caption>`, `<th scope="col">` headers and a row header
 //! per row (WCAG 2.2 technique H63); plots carry `role="img"` and an
 //! `aria-label` that says in words what they draw.
@@ -66,17 +70,18 @@ box.hidden=false;box.parentNode.hidden=false;
 box.addEventListener("change",function(){
 document.querySelectorAll("tr[data-verdict]").forEach(function(tr){
 var keep=tr.dataset.verdict==="fail"||tr.dataset.verdict==="inconclusive";
-tr.hidden=box.checked&&!keep;});});});
+tr.hidden=box.checked?!keep:false;});});});
 })();"#;
 
 const CSS: &str = r#"
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5rem auto;max-width:80rem;padding:0 1rem;color:#1a1a1a;background:#fff}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5rem auto;max-width:90rem;padding:0 1rem;color:#1a1a1a;background:#fff}
 h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:2px solid #ddd}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 .pass{color:#1b7a2b}.fail{color:#b00020}.inconclusive{color:#8a5a00}.improved{color:#1f5fa8}
 h1.fail,h2.fail{color:#b00020}h1.pass,h2.pass{color:#1b7a2b}
 .settings,.meta,.note{color:#555;font-size:.92em}
 .reason{border-left:4px solid #b00020;background:#fdf0f2;padding:.4rem .7rem;margin:.5rem 0}
 .warning{border-left:4px solid #8a5a00;background:#fff8e6;padding:.4rem .7rem;margin:.4rem 0}
+div.wide{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.4rem 0 1rem}
 caption{text-align:left;font-weight:600;padding:.3rem 0;caption-side:top}
 th,td{padding:.2rem .55rem;border-bottom:1px solid #e2e2e2;text-align:left;vertical-align:middle}
@@ -85,7 +90,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 tr[data-verdict=fail]>*{background:#fdebee}tr[data-verdict=inconclusive]>*{background:#fff6df}
 code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 .rel{font-weight:700}.lost-id{background:#fde0e4}.gained-id{background:#e3f1e6}
-ol.top{margin:0;padding-left:1.8rem}
+ol.top{margin:0;padding-left:1.8rem}.chunk{color:#444;font-size:.85em;margin:0 0 .3rem;max-width:34rem}
 details{margin:.3rem 0}summary{cursor:pointer}
 .flip-text{font-style:italic}
 figure{margin:.5rem 0}figcaption{color:#555;font-size:.9em}
@@ -93,7 +98,7 @@ figure{margin:.5rem 0}figcaption{color:#555;font-size:.9em}
 .swatch{display:inline-block;width:.8em;height:.8em;vertical-align:middle;margin-right:.25em}
 label.filter{display:block;margin:.3rem 0}
 svg{overflow:visible}
-@media print{body{max-width:none;margin:0;font-size:10.5px}label.filter{display:none}tr,li,figure,details{break-inside:avoid}h2{break-before:auto;break-after:avoid}a{color:inherit;text-decoration:none}.reason,.warning,tr[data-verdict]>*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media print{body{max-width:none;margin:0;font-size:10.5px}div.wide{overflow:visible}label.filter{display:none}tr,li,figure,details{break-inside:avoid}h2{break-before:auto;break-after:avoid}a{color:inherit;text-decoration:none}.reason,.warning,tr[data-verdict]>*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;
 
 /// Colours of the verdicts in plots, as in the CSS.
@@ -112,10 +117,10 @@ fn page(title: &str, body: &str) -> String {
     use sha2::{Digest, Sha256};
     let hash = base64(&Sha256::digest(SCRIPT.as_bytes()));
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\">\n\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-<meta name=\"generator\" content=\"rgate {}\">\n\
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\"/>\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+<meta name=\"generator\" content=\"rgate {}\"/>\n\
 <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}<script>{SCRIPT}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
         esc(title)
@@ -144,16 +149,27 @@ fn base64(bytes: &[u8]) -> String {
 /// first cell of each row its row header; right-aligned columns are
 /// numbers. Every cell is escaped.
 fn table(t: &Table, caption: &str) -> String {
-    let mut s = format!("<table>\n<caption>{}</caption>\n<thead><tr>", esc(caption));
+    let mut s = format!(
+        "<div class=\"wide\"><table>\n<caption>{}</caption>\n<thead><tr>",
+        esc(caption)
+    );
     for (i, h) in t.headers.iter().enumerate() {
-        let class = if t.align[i] == Align::Right { " class=\"num\"" } else { "" };
+        let class = if t.align[i] == Align::Right {
+            " class=\"num\""
+        } else {
+            ""
+        };
         let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", esc(h));
     }
     s += "</tr></thead>\n<tbody>\n";
     for row in &t.rows {
         s += "<tr>";
         for (i, c) in row.iter().enumerate() {
-            let class = if t.align[i] == Align::Right { " class=\"num\"" } else { "" };
+            let class = if t.align[i] == Align::Right {
+                " class=\"num\""
+            } else {
+                ""
+            };
             if i == 0 {
                 let _ = write!(s, "<th scope=\"row\"{class}>{}</th>", esc(c));
             } else {
@@ -162,7 +178,7 @@ fn table(t: &Table, caption: &str) -> String {
         }
         s += "</tr>\n";
     }
-    s += "</tbody>\n</table>\n";
+    s += "</tbody>\n</table></div>\n";
     s
 }
 
@@ -198,7 +214,11 @@ impl Scale {
     /// Pixel of `v`, clamped to the plot (an infinite bound runs to its
     /// edge).
     fn x(&self, v: f64) -> f64 {
-        let v = if v.is_nan() { 0.0 } else { v.clamp(self.lo, self.hi) };
+        let v = if v.is_nan() {
+            0.0
+        } else {
+            v.clamp(self.lo, self.hi)
+        };
         self.x0 + (self.x1 - self.x0) * (v - self.lo) / (self.hi - self.lo)
     }
 }
@@ -223,7 +243,7 @@ fn bound_cell(c: &Check, decision: Decision) -> String {
     }
 }
 
-const PLOT_W: f64 = 240.0;
+const PLOT_W: f64 = 180.0;
 const PLOT_H: f64 = 34.0;
 
 /// One check's row plot: the region beyond the tolerance shaded, the
@@ -323,7 +343,11 @@ fn p_digits(r: &RetrieverOutcome) -> usize {
 }
 
 fn verdict_span(v: Verdict) -> String {
-    format!("<span class=\"{0}\">{1}</span>", v.name(), v.name().to_uppercase())
+    format!(
+        "<span class=\"{0}\">{1}</span>",
+        v.name(),
+        v.name().to_uppercase()
+    )
 }
 
 fn gate_page(v: &GateView) -> String {
@@ -349,12 +373,16 @@ fn gate_page(v: &GateView) -> String {
         );
     }
     b += "</ul>\n";
-    let _ = writeln!(b, "<p class=\"settings\">{}</p>\n</header>", esc(&v.settings_line()));
+    let _ = writeln!(
+        b,
+        "<p class=\"settings\">{}</p>\n</header>",
+        esc(&v.settings_line())
+    );
     for w in &o.warnings {
         let _ = writeln!(b, "<p class=\"warning\"><strong>Warning:</strong> {}</p>", esc(w));
     }
     if o.retrievers.iter().any(|r| !r.checks.is_empty()) {
-        b += "<label class=\"filter\" hidden><input type=\"checkbox\" class=\"only-failing\" hidden> show failing and inconclusive checks only</label>\n";
+        b += "<label class=\"filter\" hidden=\"hidden\"><input type=\"checkbox\" class=\"only-failing\" hidden=\"hidden\"/> show failing and inconclusive checks only</label>\n";
     }
     for (i, r) in o.retrievers.iter().enumerate() {
         b += &retriever_section(v, r, i);
@@ -427,7 +455,7 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
         PLOT_W - 8.0,
     );
     let mut s = format!(
-        "<table class=\"checks\">\n<caption>Checks of {}: delta (dot) and the {} the rule read (bar) against the tolerance (dashed line; shaded: beyond it)</caption>\n<thead><tr>",
+        "<div class=\"wide\"><table class=\"checks\">\n<caption>Checks of {}: delta (dot) and the {} the rule read (bar) against the tolerance (dashed line; shaded: beyond it)</caption>\n<thead><tr>",
         esc(&r.name),
         esc(&bound)
     );
@@ -491,7 +519,7 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
             c.verdict.name()
         );
     }
-    s += "</tbody>\n</table>\n";
+    s += "</tbody>\n</table></div>\n";
     s
 }
 
@@ -519,7 +547,7 @@ fn strata_table(r: &RetrieverOutcome) -> String {
         return String::new();
     }
     let two = !lost.is_empty();
-    let mut headers = vec!["stratum", "n", "checks failed", "queries lost (hit to miss)"];
+    let mut headers = vec!["scope", "n", "checks failed", "queries lost (hit to miss)"];
     if two {
         headers.extend(["reached", "dropped by rerank", "missed by retrieval"]);
     }
@@ -531,7 +559,10 @@ fn strata_table(r: &RetrieverOutcome) -> String {
             .map(|s| s.n)
             .or_else(|| r.checks.iter().find(|c| c.cmp.stratum == name).map(|c| c.cmp.n));
         let here: Vec<&Check> = r.checks.iter().filter(|c| c.cmp.stratum == name).collect();
-        let gated = here.iter().filter(|c| c.verdict != CheckVerdict::NotGated).count();
+        let gated = here
+            .iter()
+            .filter(|c| c.verdict != CheckVerdict::NotGated)
+            .count();
         let failed = here.iter().filter(|c| r.fails(c)).count();
         let flips = if name == "all" {
             r.flips.len()
@@ -566,7 +597,10 @@ fn strata_table(r: &RetrieverOutcome) -> String {
         }
         t.push(row);
     }
-    format!("<h3>By stratum</h3>\n{}", table(&t, "Each stratum's checks and lost queries"))
+    format!(
+        "<h3>By stratum</h3>\n{}",
+        table(&t, "Each stratum's checks and lost queries")
+    )
 }
 
 /// What each gated check can detect: its mde (the drop caught 80% of the
@@ -641,10 +675,17 @@ fn power_panel(r: &RetrieverOutcome) -> String {
 fn funnel(st: &StageOutcome) -> String {
     let mut s = format!("<h3>{}</h3>\n", esc(&GateView::stage_title(st)));
     const W: f64 = 360.0;
-    let colors = [("#5b9a68", "reached"), ("#e39b3b", "dropped by rerank"), ("#c5504b", "missed by retrieval")];
+    let colors = [
+        ("#5b9a68", "reached"),
+        ("#e39b3b", "dropped by rerank"),
+        ("#c5504b", "missed by retrieval"),
+    ];
     s += "<p class=\"legend\">";
     for (c, name) in colors {
-        let _ = write!(s, "<span><span class=\"swatch\" style=\"background:{c}\"></span>{name}</span>");
+        let _ = write!(
+            s,
+            "<span><span class=\"swatch\" style=\"background:{c}\"></span>{name}</span>"
+        );
     }
     s += "</p>\n";
     let bar = |l: &Lost, n: usize, label: &str| {
@@ -658,10 +699,16 @@ fn funnel(st: &StageOutcome) -> String {
         );
         let mut x = 0.0;
         let total = (l.reached + l.dropped_by_rerank + l.missed_by_retrieval).max(1) as f64;
-        for ((c, _), k) in colors.iter().zip([l.reached, l.dropped_by_rerank, l.missed_by_retrieval]) {
+        for ((c, _), k) in colors
+            .iter()
+            .zip([l.reached, l.dropped_by_rerank, l.missed_by_retrieval])
+        {
             let w = W * k as f64 / total;
             if k > 0 {
-                let _ = write!(b, "<rect x=\"{x:.1}\" y=\"1\" width=\"{w:.1}\" height=\"14\" fill=\"{c}\"/>");
+                let _ = write!(
+                    b,
+                    "<rect x=\"{x:.1}\" y=\"1\" width=\"{w:.1}\" height=\"14\" fill=\"{c}\"/>"
+                );
             }
             x += w;
         }
@@ -669,10 +716,10 @@ fn funnel(st: &StageOutcome) -> String {
     };
     s += "<table class=\"funnel\">\n<caption>Queries by stage, baseline above current</caption>\n<thead><tr><th scope=\"col\">scope</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead>\n<tbody>\n";
     for sl in &st.lost {
-        let base = sl
-            .baseline
-            .as_ref()
-            .map_or_else(|| "no candidate lists stored".to_string(), |l| bar(l, sl.n, "baseline"));
+        let base = sl.baseline.as_ref().map_or_else(
+            || "no candidate lists stored".to_string(),
+            |l| bar(l, sl.n, "baseline"),
+        );
         let _ = writeln!(
             s,
             "<tr><th scope=\"row\">{}</th><td class=\"num\">{}</td><td>{base}</td><td>{}</td></tr>",
@@ -717,7 +764,10 @@ fn flips(r: &RetrieverOutcome) -> String {
     if r.flips.is_empty() {
         return String::new();
     }
-    let mut s = format!("<h3>Queries that went from hit to miss ({})</h3>\n", r.flips.len());
+    let mut s = format!(
+        "<h3>Queries that went from hit to miss ({})</h3>\n",
+        r.flips.len()
+    );
     let groups: Vec<(Option<&str>, Vec<&Flip>)> = if r.stages.is_none() {
         vec![(None, r.flips.iter().collect())]
     } else {
@@ -728,7 +778,12 @@ fn flips(r: &RetrieverOutcome) -> String {
             (None, "stage unknown"),
         ]
         .into_iter()
-        .map(|(g, title)| (Some(title), r.flips.iter().filter(|f| f.lost_in == g).collect::<Vec<_>>()))
+        .map(|(g, title)| {
+            (
+                Some(title),
+                r.flips.iter().filter(|f| f.lost_in == g).collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, f)| !f.is_empty())
         .collect()
     };
@@ -792,7 +847,11 @@ fn flip(f: &Flip, open: bool) -> String {
         format!(
             "<code class=\"{class}\">{}</code>{}",
             esc(i),
-            if rel { " <span class=\"rel\" title=\"relevant in the gold set\">(relevant)</span>" } else { "" }
+            if rel {
+                " <span class=\"rel\" title=\"relevant in the gold set\">(relevant)</span>"
+            } else {
+                ""
+            }
         )
     };
     let list = |ids: &[String], moved: &[&str], mark: &str| {
@@ -802,7 +861,12 @@ fn flip(f: &Flip, open: bool) -> String {
         let mut l = String::from("<ol class=\"top\">");
         for i in ids {
             let m = if moved.contains(&i.as_str()) { mark } else { "" };
-            let _ = write!(l, "<li>{}</li>", id(i, m));
+            let text = top
+                .texts
+                .get(i)
+                .map(|t| format!("<div class=\"chunk\">{}</div>", esc(&excerpt(t))))
+                .unwrap_or_default();
+            let _ = write!(l, "<li>{}{text}</li>", id(i, m));
         }
         l + "</ol>"
     };
@@ -814,8 +878,8 @@ fn flip(f: &Flip, open: bool) -> String {
         }
     };
     format!(
-        "<details class=\"flip\"{}><summary>{summary}</summary>\n<p>Lost from the top {k}: {}<br>Gained in the top {k}: {}</p>\n<table class=\"top\"><caption>Top {k} of <code>{}</code>, baseline beside current</caption><thead><tr><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table>\n</details>\n",
-        if open { " open" } else { "" },
+        "<details class=\"flip\"{}><summary>{summary}</summary>\n<p>Lost from the top {k}: {}<br/>Gained in the top {k}: {}</p>\n<table class=\"top\"><caption>Top {k} of <code>{}</code>, baseline beside current</caption><thead><tr><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table>\n</details>\n",
+        if open { " open=\"open\"" } else { "" },
         names(&lost, "lost-id"),
         names(&gained, "gained-id"),
         esc(&f.query_id),
@@ -823,6 +887,19 @@ fn flip(f: &Flip, open: bool) -> String {
         list(&top.current, &gained, "gained-id"),
         k = top.k
     )
+}
+
+/// Chunk text shown per id, in characters: enough to tell chunks apart.
+const EXCERPT: usize = 240;
+
+/// A chunk's text cut at [`EXCERPT`] characters, whitespace runs as one
+/// space.
+fn excerpt(t: &str) -> String {
+    let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(EXCERPT) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
 }
 
 /// Entries of the history table shown under the chart (the chart has all).
@@ -904,7 +981,10 @@ fn compare_page(v: &CompareView) -> String {
     for k in 0..v.comparisons.len() {
         let caption = format!("{} vs {}", v.runs[k + 1].name, v.runs[0].name);
         let _ = writeln!(b, "<h2>{}</h2>", esc(&caption));
-        b += &table(&v.rows_table(k), &format!("{caption}: per metric and stratum (* significant after Holm)"));
+        b += &table(
+            &v.rows_table(k),
+            &format!("{caption}: per metric and stratum (* significant after Holm)"),
+        );
         let skewed = v.skewed(k);
         if !skewed.is_empty() {
             let _ = writeln!(b, "<h3>{SKEW_HEADING}</h3>\n<ul>");
@@ -966,12 +1046,19 @@ fn side_by_side(v: &CompareView) -> String {
             );
             let _ = write!(
                 s,
-                "<td><span class=\"num\">{}{} [{}, {}]</span><br>{}</td>",
+                "<td><span class=\"num\">{}{} [{}, {}]</span><br/>{}</td>",
                 signed4(row.cmp.delta),
                 if row.significant { " *" } else { "" },
                 signed4(row.cmp.ci_low),
                 signed4(row.cmp.ci_high),
-                interval_plot(row.cmp.delta, row.cmp.ci_low, row.cmp.ci_high, &sc, row.significant, &words)
+                interval_plot(
+                    row.cmp.delta,
+                    row.cmp.ci_low,
+                    row.cmp.ci_high,
+                    &sc,
+                    row.significant,
+                    &words
+                )
             );
         }
         s += "</tr>\n";

@@ -180,8 +180,14 @@ mod tests {
     /// them by hand before the exporters said it themselves.
     #[test]
     fn each_report_is_printed_in_the_formats_it_was() {
-        assert_eq!(formats_for(Report::Gate), [Table, Json, Markdown, Csv, Junit, Html]);
-        assert_eq!(formats_for(Report::Eval), [Table, Json, Markdown, Csv, Trec, Html]);
+        assert_eq!(
+            formats_for(Report::Gate),
+            [Table, Json, Markdown, Csv, Junit, Html]
+        );
+        assert_eq!(
+            formats_for(Report::Eval),
+            [Table, Json, Markdown, Csv, Trec, Html]
+        );
         assert_eq!(formats_for(Report::Compare), [Table, Json, Markdown, Csv, Html]);
         for r in [Report::BaselineShow, Report::BaselineHistory] {
             assert_eq!(formats_for(r), [Table, Json, Markdown, Csv], "{r:?}");
@@ -191,7 +197,10 @@ mod tests {
     #[test]
     fn every_format_has_its_own_exporter_and_name() {
         let names: Vec<&str> = EXPORTERS.iter().map(|(f, _)| f.name()).collect();
-        assert_eq!(names, ["table", "json", "markdown", "csv", "junit", "trec", "html"]);
+        assert_eq!(
+            names,
+            ["table", "json", "markdown", "csv", "junit", "trec", "html"]
+        );
     }
 
     /// A format asked for a report it does not render says so in the

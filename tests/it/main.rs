@@ -45,6 +45,7 @@ mod gold_judge;
 mod gold_labelflow;
 mod gold_speed;
 mod gold_team;
+mod html_report;
 mod input_limits;
 mod knobs_curve;
 mod layering;
