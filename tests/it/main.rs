@@ -46,6 +46,7 @@ mod gold_labelflow;
 mod gold_speed;
 mod gold_team;
 mod input_limits;
+mod knobs_compare;
 mod knobs_curve;
 mod layering;
 mod neutralise;
