@@ -238,6 +238,28 @@ pub struct CompareArgs {
     /// once per run in the runs' order
     #[arg(long = "chunks", value_name = "[NAME=]PATH")]
     pub chunks: Vec<PathBuf>,
+    /// Correction across every row of every variant, one family: holm
+    /// (family-wise error), bh (Benjamini-Hochberg, false discovery rate)
+    /// or none
+    #[arg(long, value_enum, default_value_t = CompareCorrectionArg::Holm)]
+    pub correction: CompareCorrectionArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareCorrectionArg {
+    Holm,
+    Bh,
+    None,
+}
+
+impl From<CompareCorrectionArg> for crate::compare::Correction {
+    fn from(c: CompareCorrectionArg) -> crate::compare::Correction {
+        match c {
+            CompareCorrectionArg::Holm => crate::compare::Correction::Holm,
+            CompareCorrectionArg::Bh => crate::compare::Correction::Bh,
+            CompareCorrectionArg::None => crate::compare::Correction::None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

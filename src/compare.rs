@@ -52,6 +52,11 @@ pub struct CompareRow {
     /// Set when a few queries carry most of the change
     /// ([`skew_of`]).
     pub skew: Option<Skew>,
+    /// The paired standardized effect, Cohen's d_z: the mean per-query
+    /// delta over the deltas' standard deviation (Cohen 1988, §2.3; Sakai
+    /// 2014 asks for an effect size beside every p). NaN where the deltas
+    /// have no spread (fewer than two queries, or all equal).
+    pub effect_size: f64,
 }
 
 /// A set of query positions, named.
@@ -351,6 +356,7 @@ pub fn compare(
                 .map(|(c, b)| c - b)
                 .collect();
             let skew = skew_of(&d, gold, &scopes, si, settings.weighting);
+            let effect_size = effect_size(scopes[si].members.iter().map(|&q| d[q]));
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -383,15 +389,225 @@ pub fn compare(
                 ties,
                 losses,
                 skew,
+                effect_size,
             });
         }
     }
-    let adjusted = stats::holm(&rows.iter().map(|r| r.cmp.p_value).collect::<Vec<_>>());
-    for (r, a) in rows.iter_mut().zip(adjusted) {
-        r.cmp.p_adjusted = a;
-        r.significant = a < settings.alpha;
-    }
+    correct(&mut [&mut rows], Correction::Holm, settings.alpha);
     rows
+}
+
+/// Cohen's d_z of paired deltas: mean over sample standard deviation; NaN
+/// without spread.
+pub fn effect_size(deltas: impl Iterator<Item = f64>) -> f64 {
+    let d: Vec<f64> = deltas.collect();
+    if d.len() < 2 {
+        return f64::NAN;
+    }
+    let sd = stats::sample_sd(&d);
+    if sd > 0.0 && sd.is_finite() {
+        stats::mean(&d) / sd
+    } else {
+        f64::NAN
+    }
+}
+
+/// The multiplicity correction `compare` applies across its family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Correction {
+    /// Holm's step-down: the family-wise error rate, under any dependence.
+    #[default]
+    Holm,
+    /// Benjamini-Hochberg: the false discovery rate (the family-wise rate
+    /// when nothing differs), for many variants where Holm is too strict.
+    Bh,
+    /// No correction: each row at alpha on its own.
+    None,
+}
+
+impl Correction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Correction::Holm => "holm",
+            Correction::Bh => "bh",
+            Correction::None => "none",
+        }
+    }
+
+    /// What it controls, in words for a report.
+    pub fn words(self) -> &'static str {
+        match self {
+            Correction::Holm => "Holm (family-wise error)",
+            Correction::Bh => "Benjamini-Hochberg (false discovery rate)",
+            Correction::None => "no correction",
+        }
+    }
+}
+
+/// Adjusts the p-values of every row of every list as one family and
+/// marks the rows below alpha significant.
+pub fn correct(rows: &mut [&mut Vec<CompareRow>], correction: Correction, alpha: f64) {
+    let p: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| r.iter().map(|c| c.cmp.p_value))
+        .collect();
+    let adjusted = match correction {
+        Correction::Holm => stats::holm(&p),
+        Correction::Bh => stats::benjamini_hochberg(&p),
+        Correction::None => p
+            .iter()
+            .map(|&x| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) })
+            .collect(),
+    };
+    let mut it = adjusted.into_iter();
+    for list in rows.iter_mut() {
+        for r in list.iter_mut() {
+            let a = it.next().unwrap_or(1.0);
+            r.cmp.p_adjusted = a;
+            r.significant = a < alpha;
+        }
+    }
+}
+
+/// A variant's place in the ranking on the first metric, overall.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// Index of the run (0 is the baseline; variants from 1).
+    pub run: usize,
+    pub mean: f64,
+    /// Its row against the baseline (first metric, scope `all`).
+    pub delta: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub p_adjusted: f64,
+    pub test: TestKind,
+    pub effect_size: f64,
+    /// Significantly better than the baseline: the row is significant
+    /// after the family's correction and its delta is positive.
+    pub better: bool,
+}
+
+/// The best variant against the one closest to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerUp {
+    /// Index of the runner-up run: the variant with the highest mean other
+    /// than the best.
+    pub run: usize,
+    /// best - runner-up, and the two-sided test of it (the pair was chosen
+    /// by its means, so only a two-sided p is honest).
+    pub delta: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub p_value: f64,
+    pub test: TestKind,
+    /// The best is significantly better: p below alpha and delta positive.
+    pub better: bool,
+}
+
+/// What `compare` concludes across all its variants (SPEC "Tuning knobs"):
+/// the family the correction ran over, the variants ranked by the first
+/// metric, and the best variant significantly better than the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Family {
+    pub correction: Correction,
+    /// Tests in the family: variants x metrics x scopes.
+    pub tests: usize,
+    /// The metric the ranking and the statement read (the first).
+    pub metric: Metric,
+    /// The baseline's mean on it.
+    pub baseline_mean: f64,
+    /// Variants by mean, highest first (ties in the order given).
+    pub ranking: Vec<Ranked>,
+    /// Index of the best variant significantly better than the baseline:
+    /// the highest mean among those that are; none when none is.
+    pub best: Option<usize>,
+    /// Set when there is a best and another variant.
+    pub runner_up: Option<RunnerUp>,
+}
+
+/// Corrects every variant's rows as one family (`rows[k]`: variant k + 1
+/// against the baseline `runs[0]`), ranks the variants on the first
+/// metric overall, and names the best one significantly better than the
+/// baseline, testing it against the runner-up with the same test.
+pub fn family(
+    gold: &GoldSet,
+    runs: &[&Scores],
+    rows: &mut [Vec<CompareRow>],
+    correction: Correction,
+    settings: &GateSettings,
+) -> Family {
+    {
+        let mut lists: Vec<&mut Vec<CompareRow>> = rows.iter_mut().collect();
+        correct(&mut lists, correction, settings.alpha);
+    }
+    let tests = rows.iter().map(Vec::len).sum();
+    let metric = runs[0].metrics[0];
+    // The baseline's mean as its rows show it (macro weighting included).
+    let baseline_mean = rows
+        .iter()
+        .flatten()
+        .find(|r| r.cmp.metric == metric && r.cmp.stratum == "all")
+        .map_or_else(
+            || mean_of(&runs[0].values[0], gold.id_order()),
+            |r| r.cmp.baseline,
+        );
+    let mut ranking: Vec<Ranked> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(k, list)| {
+            let r = list
+                .iter()
+                .find(|r| r.cmp.metric == metric && r.cmp.stratum == "all")?;
+            Some(Ranked {
+                run: k + 1,
+                mean: r.cmp.current,
+                delta: r.cmp.delta,
+                ci_low: r.cmp.ci_low,
+                ci_high: r.cmp.ci_high,
+                p_adjusted: r.cmp.p_adjusted,
+                test: r.test,
+                effect_size: r.effect_size,
+                better: r.significant && r.cmp.delta > 0.0,
+            })
+        })
+        .collect();
+    // Stable: equal means keep the order the runs were given in.
+    ranking.sort_by(|a, b| b.mean.total_cmp(&a.mean));
+    let best = ranking.iter().find(|r| r.better).map(|r| r.run);
+    let runner_up = best.and_then(|b| {
+        let other = ranking.iter().find(|r| r.run != b)?.run;
+        let all: Vec<usize> = (0..gold.len()).collect();
+        let sc = scopes(gold, &all);
+        let (cur, base) = (runs[b], runs[other]);
+        let tested = test_scope(
+            gold,
+            &sc,
+            0,
+            &[0],
+            &|m, q| base.values[m][q],
+            &|m, q| cur.values[m][q],
+            settings,
+        );
+        let t = tested.inferences[0].outcome(settings.alpha);
+        Some(RunnerUp {
+            run: other,
+            delta: t.mean_delta,
+            ci_low: t.ci_low,
+            ci_high: t.ci_high,
+            p_value: t.p_two_sided,
+            test: tested.tests[0],
+            better: t.p_two_sided < settings.alpha && t.mean_delta > 0.0,
+        })
+    });
+    Family {
+        correction,
+        tests,
+        metric,
+        baseline_mean,
+        ranking,
+        best,
+        runner_up,
+    }
 }
 
 /// At most this many carriers of a skewed change are named; the count

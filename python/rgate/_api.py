@@ -254,7 +254,9 @@ def compare(
 ) -> Comparison:
     """Each run after the first compared with the first, query by query,
     with a paired test (``rgate compare``): deltas, intervals, p-values
-    adjusted across the comparison by Holm's method.
+    adjusted across every row of every run as one family (``correction``:
+    ``holm``, ``bh`` for Benjamini-Hochberg, or ``none``), the runs ranked
+    and the best one named (``.to_dict()["ranking"]``, ``["statement"]``).
 
     ``runs`` maps a name to a run (any shape :func:`evaluate` takes); the
     first is the baseline. ``test``: ``bootstrap``, ``t-test`` or
@@ -269,10 +271,10 @@ def compare(
     >>> [(c["run"], c["metric"], c["delta"]) for c in cmp.checks]
     [('new', 'mrr', 0.5)]
     """
-    if correction != "holm":
+    if correction not in ("holm", "bh", "none"):
         raise RgateError(
-            f"correction={correction!r}: compare adjusts its p-values by Holm's method only",
-            "drop correction=, or pass correction='holm'",
+            f"correction={correction!r}: compare corrects by holm, bh (Benjamini-Hochberg) or none",
+            "pass correction='holm', 'bh' or 'none'",
         )
     if not isinstance(runs, Mapping):
         raise RgateError(
@@ -292,6 +294,7 @@ def compare(
         float(alpha),
         int(relevance_level),
         bool(by_stratum),
+        correction,
     )
     _warn(warns)
     return Comparison(json.loads(text), table)

@@ -27,6 +27,7 @@ def compare(
     alpha: float,
     relevance_level: int,
     by_stratum: bool,
+    correction: str,
 ) -> Tuple[str, str, List[str]]: ...
 
 class GateReport:

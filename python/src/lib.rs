@@ -520,8 +520,18 @@ fn alternative_named(name: &str) -> PyResult<Alternative> {
     })
 }
 
+fn correction_named(name: &str) -> PyResult<rgate::compare::Correction> {
+    use rgate::compare::Correction;
+    Ok(match name {
+        "holm" => Correction::Holm,
+        "bh" => Correction::Bh,
+        "none" => Correction::None,
+        other => return Err(bad(format!("unknown correction `{other}`: holm, bh or none"))),
+    })
+}
+
 #[pyfunction]
-#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum))]
+#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum, correction))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -536,6 +546,7 @@ fn compare(
     alpha: f64,
     relevance_level: i32,
     by_stratum: bool,
+    correction: &str,
 ) -> PyResult<Rendered> {
     let runs = runs
         .iter()
@@ -558,6 +569,7 @@ fn compare(
         alpha,
         by_stratum,
         weighting: Weighting::Micro,
+        correction: correction_named(correction)?,
     };
     let done = py.detach(|| -> anyhow::Result<Rendered> {
         let mut warnings = Warnings::default();
@@ -568,6 +580,7 @@ fn compare(
             comparisons: &c.comparisons,
             settings: &c.settings,
             alternative: c.alternative,
+            family: &c.family,
         };
         Ok((
             view.render(Format::Json)?,

@@ -87,5 +87,13 @@ def test_no_warning_for_a_clean_evaluation():
 
 
 def test_compare_refuses_a_correction_it_does_not_apply():
-    with pytest.raises(rgate.RgateError, match="Holm's method only"):
-        rgate.compare({"q1": ["a"]}, {"a": {"q1": ["a"]}, "b": {"q1": ["a"]}}, correction="bh")
+    with pytest.raises(rgate.RgateError, match="holm, bh"):
+        rgate.compare({"q1": ["a"]}, {"a": {"q1": ["a"]}, "b": {"q1": ["a"]}}, correction="bonferroni")
+
+
+def test_compare_corrects_by_bh_when_asked():
+    gold = {f"q{i}": ["a"] for i in range(30)}
+    base = {f"q{i}": ["b", "a"] for i in range(30)}
+    cmp = rgate.compare(gold, {"base": base, "new": base}, ["rr"], correction="bh", resamples=200)
+    assert cmp.to_dict()["settings"]["correction"] == "bh"
+    assert cmp.to_dict()["statement"]["best"] is None

@@ -32,6 +32,7 @@ fn options(args: &CompareArgs) -> CompareOptions {
         alpha: args.alpha,
         by_stratum: args.by_stratum,
         weighting: args.weighting.into(),
+        correction: args.correction.into(),
     }
 }
 
@@ -42,6 +43,7 @@ fn view(c: &CompareRun) -> CompareView<'_> {
         comparisons: &c.comparisons,
         settings: &c.settings,
         alternative: c.alternative,
+        family: &c.family,
     }
 }
 

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::{prepare, GoldInput, RunSource};
 use crate::chunks::ChunkMap;
-use crate::compare::{compare as compare_scores, CompareRow};
+use crate::compare::{compare as compare_scores, CompareRow, Correction, Family};
 use crate::config::{check_alpha, check_resamples, valid_retriever_name, GateSettings, TestKind, Weighting};
 use crate::diag::{count, usage_error, Warnings};
 use crate::escape;
@@ -49,6 +49,8 @@ pub struct CompareOptions {
     /// Also compare within each stratum.
     pub by_stratum: bool,
     pub weighting: Weighting,
+    /// The correction across every row of every variant (one family).
+    pub correction: Correction,
 }
 
 /// A run read and scored, as compare shows it.
@@ -66,6 +68,8 @@ pub struct CompareRun {
     pub comparisons: Vec<Vec<CompareRow>>,
     pub settings: GateSettings,
     pub alternative: Alternative,
+    /// The family's correction, the ranking and the best variant.
+    pub family: Family,
 }
 
 /// A `NAME=PATH` argument split into its name and path. An argument that
@@ -80,8 +84,11 @@ pub fn split_named(arg: &Path) -> (Option<String>, PathBuf) {
     }
 }
 
-/// Reads and scores the runs, and compares each after the first with the
-/// first. Warnings go into `warnings` as they are found.
+/// Reads and scores the runs, compares each after the first with the
+/// first, and corrects every row of every variant as one family (SPEC
+/// "Tuning knobs": with eight variants of no real difference, a correction
+/// per variant would let one of them look better far more often than
+/// alpha). Warnings go into `warnings` as they are found.
 pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<CompareRun> {
     if let Err((msg, hint)) = check_alpha(opts.alpha) {
         return Err(usage_error(format!("--{msg}"), hint));
@@ -112,7 +119,7 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
     };
     small_sample_warnings(&prep, opts.by_stratum, warnings);
     let base = &columns[0].scores;
-    let comparisons: Vec<Vec<CompareRow>> = columns
+    let mut comparisons: Vec<Vec<CompareRow>> = columns
         .iter()
         .skip(1)
         .map(|cand| {
@@ -126,12 +133,15 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
             )
         })
         .collect();
+    let scores: Vec<&Scores> = columns.iter().map(|c| &c.scores).collect();
+    let family = crate::compare::family(&prep.gold, &scores, &mut comparisons, opts.correction, &settings);
     Ok(CompareRun {
         prep,
         columns,
         comparisons,
         settings,
         alternative: opts.alternative,
+        family,
     })
 }
 

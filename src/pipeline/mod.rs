@@ -241,6 +241,7 @@ mod tests {
             alpha: 0.05,
             by_stratum: false,
             weighting: crate::config::Weighting::Micro,
+            correction: crate::compare::Correction::Holm,
         };
         let mut warnings = Warnings::default();
         let run = compare(&opts, &mut warnings).unwrap();

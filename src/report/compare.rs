@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::table::{f4, pfmt, signed4, Table};
-use crate::compare::CompareRow;
+use crate::compare::{CompareRow, Family};
 use crate::config::GateSettings;
 use crate::metrics::Metric;
 use crate::prepared::Prepared;
@@ -21,6 +21,23 @@ pub struct CompareView<'a> {
     pub comparisons: &'a [Vec<CompareRow>],
     pub settings: &'a GateSettings,
     pub alternative: Alternative,
+    /// The family's correction, the ranking and the best variant, decided.
+    pub family: &'a Family,
+}
+
+/// An effect size for a table: two decimals, `-` where there is none.
+fn effect(d: f64) -> String {
+    if d.is_finite() {
+        format!("{d:+.2}")
+    } else {
+        "-".to_string()
+    }
+}
+
+/// An interval for a table, `[-inf, ...]` spelled out where a side is
+/// unbounded.
+fn interval(low: f64, high: f64) -> String {
+    format!("[{}, {}]", signed4(low), signed4(high))
 }
 
 pub(super) fn alt_name(a: Alternative) -> &'static str {
@@ -54,9 +71,11 @@ impl CompareView<'_> {
             crate::config::TestKind::TTest => "paired t-test".into(),
         };
         format!(
-            "{test}; p {}; alpha {}; Holm across each run's rows",
+            "{test}; p {}; alpha {}; {} across all {} rows of every run (variants x metrics x scopes); each row's interval comes from the test that gave its p (column `test`)",
             alt_name(self.alternative),
-            crate::diag::number(s.alpha)
+            crate::diag::number(s.alpha),
+            self.family.correction.words(),
+            self.family.tests
         )
     }
 
@@ -87,6 +106,8 @@ impl CompareView<'_> {
             &level,
             "p",
             "p_adj",
+            "d_z",
+            "test",
             "W/T/L",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
@@ -99,9 +120,11 @@ impl CompareView<'_> {
                 f4(r.cmp.baseline),
                 f4(r.cmp.current),
                 signed4(r.cmp.delta),
-                format!("[{}, {}]", signed4(r.cmp.ci_low), signed4(r.cmp.ci_high)),
+                interval(r.cmp.ci_low, r.cmp.ci_high),
                 pfmt(r.cmp.p_value),
                 format!("{}{mark}", pfmt(r.cmp.p_adjusted)),
+                effect(r.effect_size),
+                r.test.name().to_string(),
                 format!("{}/{}/{}", r.wins, r.ties, r.losses),
             ]);
         }
@@ -133,4 +156,105 @@ impl CompareView<'_> {
             self.settings.resamples
         )
     }
+
+    /// The variants by the first metric's mean, highest first, each
+    /// against the baseline.
+    pub(super) fn ranking_table(&self) -> Table {
+        let f = self.family;
+        let level = format!("{:.0}% CI", (1.0 - self.settings.alpha) * 100.0);
+        let metric = f.metric.name();
+        let headers = [
+            "rank",
+            "run",
+            metric.as_str(),
+            "delta",
+            &level,
+            "p_adj",
+            "d_z",
+            "test",
+            "better",
+        ];
+        let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
+        t.align[0] = super::table::Align::Right;
+        for (i, r) in f.ranking.iter().enumerate() {
+            t.push(vec![
+                (i + 1).to_string(),
+                self.runs[r.run].name.clone(),
+                f4(r.mean),
+                signed4(r.delta),
+                interval(r.ci_low, r.ci_high),
+                pfmt(r.p_adjusted),
+                effect(r.effect_size),
+                r.test.name().to_string(),
+                if r.better { "yes" } else { "no" }.to_string(),
+            ]);
+        }
+        t
+    }
+
+    /// The one sentence `compare` concludes with (SPEC "Tuning knobs"):
+    /// the best variant significantly better than the baseline on the first
+    /// metric, or that none is; and, when one is, whether it is
+    /// significantly better than the runner-up.
+    pub fn statement(&self) -> String {
+        let f = self.family;
+        let base = &self.runs[0].name;
+        let metric = f.metric.name();
+        let family = format!(
+            "{} across {}",
+            f.correction.words(),
+            crate::diag::count(f.tests, "test", "tests")
+        );
+        let Some(best) = f.best else {
+            let why = if self.alternative == Alternative::Less {
+                "; --alternative less tests for drops only"
+            } else {
+                ""
+            };
+            return format!(
+                "No variant is significantly better than {base} on {metric} ({family}, alpha {}){why}.",
+                crate::diag::number(self.settings.alpha)
+            );
+        };
+        let Some(r) = f.ranking.iter().find(|r| r.run == best) else {
+            return String::new();
+        };
+        let mut out = format!(
+            "{} is significantly better than {base} on {metric}: {} (delta {}, {} {}, p_adj {}, {family}).",
+            self.runs[best].name,
+            f4(r.mean),
+            signed4(r.delta),
+            level_words(self.settings.alpha),
+            interval(r.ci_low, r.ci_high),
+            pfmt(r.p_adjusted)
+        );
+        if let Some(u) = &f.runner_up {
+            let other = &self.runs[u.run].name;
+            out += &if u.better {
+                format!(
+                    " It is also significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}).",
+                    signed4(u.delta),
+                    level_words(self.settings.alpha),
+                    interval(u.ci_low, u.ci_high),
+                    pfmt(u.p_value),
+                    u.test.name()
+                )
+            } else {
+                format!(
+                    " It is not significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}): either may be the best.",
+                    signed4(u.delta),
+                    level_words(self.settings.alpha),
+                    interval(u.ci_low, u.ci_high),
+                    pfmt(u.p_value),
+                    u.test.name()
+                )
+            };
+        }
+        out
+    }
+}
+
+/// `95% CI` for alpha 0.05.
+fn level_words(alpha: f64) -> String {
+    format!("{:.0}% CI", (1.0 - alpha) * 100.0)
 }

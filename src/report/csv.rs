@@ -69,6 +69,8 @@ impl Exporter for Csv {
                 "seed",
                 "skewness",
                 "skew_queries",
+                "effect_size",
+                "correction",
             ],
         );
         let mut t = Table::new(headers, 4);
@@ -85,6 +87,8 @@ impl Exporter for Csv {
                     v.settings.seed.to_string(),
                     r.skew.as_ref().map(|s| csv_num(s.skewness)).unwrap_or_default(),
                     skew_cell(r.skew.as_ref()),
+                    csv_num(r.effect_size),
+                    v.family.correction.name().to_string(),
                 ]);
                 t.push(row);
             }

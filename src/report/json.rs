@@ -28,7 +28,18 @@
 //! SPEC's keys (`metric`, `stratum`, `n`, `baseline`, `current`, `delta`,
 //! `ci_low`, `ci_high`, `p_value`, `p_adjusted`, `test`, `verdict`: always
 //! `not-gated` here) plus `significant`, `lower_bound`, `upper_bound` (the
-//! one-sided bounds), `wins`, `ties`, `losses`.
+//! one-sided bounds), `wins`, `ties`, `losses`, `effect_size` (Cohen's d_z,
+//! `null` without spread). `settings.correction` (`holm`, `bh`, `none`) ran
+//! over every row of every run (`settings.family_tests` of them). `ranking`:
+//! the runs after the first by the first metric's overall mean, highest
+//! first: `[{"rank", "name", "metric", "mean", "delta", "ci_low",
+//! "ci_high", "p_adjusted", "effect_size", "test", "better"}]` (`better`:
+//! significantly above the baseline after the correction). `statement`:
+//! `{"text", "metric", "baseline", "baseline_mean", "best": name | null,
+//! "runner_up": {"name", "delta", "ci_low", "ci_high", "p_value", "test",
+//! "better"} | null}`: `best` is the highest-ranked run significantly
+//! better than the baseline, `runner_up` the other run with the highest
+//! mean, tested two-sided against the best.
 //!
 //! **eval** — `{"schema_version", "gold", "run", "relevance_level",
 //! "queries", "strata": {name: n}, "metrics": {metric: {"all": mean,
@@ -337,6 +348,7 @@ fn compare_value(v: &CompareView) -> Value {
                     o.insert("ties".into(), json!(c.ties));
                     o.insert("losses".into(), json!(c.losses));
                     o.insert("skew".into(), skew_value(c.skew.as_ref()));
+                    o.insert("effect_size".into(), num(c.effect_size));
                     Value::Object(o)
                 })
                 .collect();
@@ -353,11 +365,65 @@ fn compare_value(v: &CompareView) -> Value {
             "alpha": s.alpha,
             "alternative": alt_name(v.alternative),
             "weighting": s.weighting.name(),
-            "correction": "holm",
+            "correction": v.family.correction.name(),
+            "family_tests": v.family.tests,
         },
         "gold": v.prep.gold.path.display().to_string(),
         "baseline_run": {"name": v.runs[0].name, "path": v.runs[0].path, "means": means(v, &v.runs[0])},
         "runs": runs,
+        "ranking": ranking_value(v),
+        "statement": statement_value(v),
+    })
+}
+
+/// `ranking`: the variants on the first metric overall, highest mean
+/// first (see the module docs).
+fn ranking_value(v: &CompareView) -> Value {
+    let f = v.family;
+    let rows: Vec<Value> = f
+        .ranking
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            json!({
+                "rank": i + 1,
+                "name": v.runs[r.run].name,
+                "metric": f.metric.name(),
+                "mean": num(r.mean),
+                "delta": num(r.delta),
+                "ci_low": num(r.ci_low),
+                "ci_high": num(r.ci_high),
+                "p_adjusted": num(r.p_adjusted),
+                "effect_size": num(r.effect_size),
+                "test": r.test.name(),
+                "better": r.better,
+            })
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// `statement`: the sentence and what it decided.
+fn statement_value(v: &CompareView) -> Value {
+    let f = v.family;
+    let runner_up = f.runner_up.as_ref().map(|u| {
+        json!({
+            "name": v.runs[u.run].name,
+            "delta": num(u.delta),
+            "ci_low": num(u.ci_low),
+            "ci_high": num(u.ci_high),
+            "p_value": num(u.p_value),
+            "test": u.test.name(),
+            "better": u.better,
+        })
+    });
+    json!({
+        "text": v.statement(),
+        "metric": f.metric.name(),
+        "baseline": v.runs[0].name,
+        "baseline_mean": num(f.baseline_mean),
+        "best": f.best.map(|b| v.runs[b].name.clone()),
+        "runner_up": runner_up,
     })
 }
 

@@ -100,6 +100,11 @@ impl Exporter for Markdown {
     fn compare(&self, v: &CompareView) -> Result<String> {
         let mut out = format!("**{}**\n\n<sub>{}</sub>\n\n", md(&v.title()), v.settings_line());
         out += &v.means_table().markdown();
+        out += &format!("\n{}\n", md(&v.statement()));
+        if v.family.ranking.len() > 1 {
+            out += &format!("\n**ranking by {}**\n\n", md(&v.family.metric.name()));
+            out += &v.ranking_table().markdown();
+        }
         for k in 0..v.comparisons.len() {
             out += &format!("\n**{} vs {}**\n\n", md(&v.runs[k + 1].name), md(&v.runs[0].name));
             out += &v.rows_table(k).markdown();

@@ -94,6 +94,11 @@ impl Exporter for Terminal {
     fn compare(&self, v: &CompareView) -> Result<String> {
         let mut out = format!("{}\n{}\n\n", terminal(&v.title()), v.settings_line());
         out += &v.means_table().text();
+        out += &format!("\n{}\n", terminal(&v.statement()));
+        if v.family.ranking.len() > 1 {
+            out += &format!("\nranking by {}\n", v.family.metric);
+            out += &v.ranking_table().text();
+        }
         for k in 0..v.comparisons.len() {
             out += &format!(
                 "\n{} vs {}\n",
@@ -110,7 +115,7 @@ impl Exporter for Terminal {
             }
         }
         out += &format!(
-            "\n* adjusted p < {}. W/T/L: queries where the run is better / equal / worse than {}.\n",
+            "\n* adjusted p < {}. d_z: mean delta / sd of the per-query deltas (paired effect size). W/T/L: queries where the run is better / equal / worse than {}.\n",
             crate::diag::number(v.settings.alpha),
             terminal(&v.runs[0].name)
         );

@@ -56,7 +56,9 @@ pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
     let mut adjusted = vec![0.0; m];
     let mut running = 1.0f64;
     for (rank, &i) in order.iter().enumerate().rev() {
-        let stepped = (m as f64 * clean[i] / (rank + 1) as f64).min(1.0);
+        // p times a factor >= 1 (exactly 1 at the top), so rounding can
+        // never take an adjusted p below its raw one.
+        let stepped = (clean[i] * (m as f64 / (rank + 1) as f64)).min(1.0);
         running = running.min(stepped);
         adjusted[i] = running;
     }

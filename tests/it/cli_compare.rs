@@ -176,7 +176,7 @@ fn fixed_seed_repeats_and_seed_matters() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",test,resamples,seed,skewness,skew_queries"));
+        .ends_with(",test,resamples,seed,skewness,skew_queries,effect_size,correction"));
 }
 
 #[test]

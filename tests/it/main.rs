@@ -47,6 +47,7 @@ mod gold_speed;
 mod gold_team;
 mod html_report;
 mod input_limits;
+mod knobs_compare;
 mod knobs_curve;
 mod layering;
 mod neutralise;
