@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from array import array
 from collections.abc import Mapping
-from itertools import chain
 from typing import Any, List, Optional, Tuple
 
 from rgate._errors import RgateError
@@ -59,81 +57,6 @@ def _as_dicts(d: Mapping, inner_type: type) -> dict:
     return out
 
 
-# The native module reads ids packed into one UTF-8 buffer, separated by
-# NUL, and numbers as one buffer of C doubles or ints: a handful of objects
-# cross into Rust instead of one per id. Under CPython 3.9's limited API
-# (abi3, SPEC "Python API") a str's text is reachable only through a new
-# bytes object (PyUnicode_AsUTF8AndSize is limited API from 3.10 on), so
-# 7 million ids read one by one cost 7 million encodes; one join and one
-# encode cost one (scores stay a list of floats, which crosses cheaply).
-# Whatever does not pack (an id that is not a str or
-# holds a NUL, a value array() refuses) goes across as before, one object
-# at a time, and is read, or refused with its query and document named,
-# as it always was.
-_SEP = "\0"
-_INT32 = array("i").itemsize == 4
-
-
-def _pack_ids(ids: Any) -> Optional[bytes]:
-    try:
-        text = _SEP.join(ids)
-    except TypeError:  # an int id, say: read one by one (its decimal text)
-        return None
-    if _SEP in text:
-        return None
-    try:
-        return text.encode()
-    except UnicodeEncodeError:  # a lone surrogate: refused one by one
-        return None
-
-
-def _pack_numbers(values: Any, code: str) -> Optional[bytes]:
-    # array("d") converts as the native reader's f64 extraction does
-    # (PyFloat_AsDouble: floats, ints, __float__/__index__) and bit for
-    # bit; array("i") takes ints that fit an i32 and nothing else, so a
-    # grade like 2.0 from a CSV column goes the one-by-one way, which
-    # takes it.
-    if code == "i" and not _INT32:
-        return None
-    try:
-        return array(code, values).tobytes()
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
-def _pack_nested(kind: str, name: str, d: dict, code: Optional[str]) -> Optional[tuple]:
-    """``(packed-kind, name, qids, counts, docs[, values])`` for a dict of
-    dicts (``code`` the values' array type) or of lists (``code`` None)."""
-    counts = [len(v) for v in d.values()]
-    qids = _pack_ids(d.keys())
-    docs = _pack_ids(chain.from_iterable(d.values()))
-    if qids is None or docs is None:
-        return None
-    if code is None:
-        return ("packed-" + kind, name, qids, counts, docs)
-    values: Any = chain.from_iterable(v.values() for v in d.values())
-    # Scores as one list: array("d") from 7 million floats costs three
-    # times what list() does, and the native side reads a list's floats
-    # fast (naming the query and document of one that is not a number).
-    values = list(values) if code == "d" else _pack_numbers(values, code)
-    if values is None:
-        return None
-    return ("packed-" + kind, name, qids, counts, docs, values)
-
-
-def _pack_rows(name: str, qids: list, docs: list, values: list, code: str) -> Optional[tuple]:
-    if not (len(qids) == len(docs) == len(values)):
-        return None  # the one-by-one reader says which columns differ
-    q = _pack_ids(qids)
-    d = _pack_ids(docs)
-    if q is None or d is None:
-        return None
-    v = values if code == "d" else _pack_numbers(values, code)
-    if v is None:
-        return None
-    return ("packed-rows", name, q, d, v)
-
-
 def _kind(d: Mapping, what: str, scored: str, listed: str) -> str:
     for v in d.values():
         if isinstance(v, Mapping):
@@ -156,11 +79,11 @@ def gold_spec(gold: Any) -> tuple:
         return ("path", name, os.fspath(gold))
     if _is_dataframe(gold):
         cols = (_column(gold, _QUERY, "gold"), _column(gold, _DOC, "gold"), _column(gold, _GRADE, "gold"))
-        return _pack_rows(name, *cols, "i") or ("rows", name, *cols)
+        return ("rows", name, *cols)
     if isinstance(gold, Mapping):
         kind = _kind(gold, "gold set", "graded", "listed")
         d = _as_dicts(gold, dict if kind == "graded" else list)
-        return _pack_nested(kind, name, d, "i" if kind == "graded" else None) or (kind, name, d)
+        return (kind, name, d)
     raise RgateError(
         f"a gold set is a path, a dict or a DataFrame, not {type(gold).__name__}",
         "pass a qrels/YAML path, {qid: {doc: grade}}, {qid: [doc, ...]}, or a DataFrame query_id, doc_id, relevance",
@@ -175,11 +98,11 @@ def run_spec(run: Any) -> tuple:
         return ("path", name, os.fspath(run))
     if _is_dataframe(run):
         cols = (_column(run, _QUERY, "run"), _column(run, _DOC, "run"), _column(run, _SCORE, "run"))
-        return _pack_rows(name, *cols, "d") or ("rows", name, *cols)
+        return ("rows", name, *cols)
     if isinstance(run, Mapping):
         kind = _kind(run, "run", "scored", "ranked")
         d = _as_dicts(run, dict if kind == "scored" else list)
-        return _pack_nested(kind, name, d, "d" if kind == "scored" else None) or (kind, name, d)
+        return (kind, name, d)
     raise RgateError(
         f"a run is a path, a dict or a DataFrame, not {type(run).__name__}",
         "pass a TREC/JSON/JSONL path, {qid: {doc: score}}, {qid: [doc, ...]}, or a DataFrame query_id, doc_id, score",

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use rgate::config::{Config, TestKind, Weighting, DEFAULT_SEED};
 use rgate::diag::{UserError, Warnings};
@@ -27,7 +27,10 @@ use rgate::report::compare::CompareView;
 use rgate::report::eval::EvalView;
 use rgate::report::gate::GateView;
 use rgate::report::Format;
-use rgate::run::memory::{MemoryRun, Ranked};
+use rgate::run::memory::MemoryRun;
+
+mod read;
+use read::Reader;
 use rgate::stats::Alternative;
 
 /// The binary's allocator: see src/main.rs.
@@ -104,102 +107,6 @@ fn score(v: &Bound<'_, PyAny>, qid: &str, doc: &str) -> PyResult<f64> {
     })
 }
 
-/// The bytes object at `spec[i]`.
-fn bytes_at<'py>(spec: &Bound<'py, PyTuple>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(spec.get_item(i)?.cast_into::<PyBytes>()?)
-}
-
-/// `n` ids packed by `rgate._inputs._pack_ids`: UTF-8, a NUL between two
-/// ids (none holds one: the Python half sends those one by one). Slices
-/// of the buffer, not copies: the one copy is into the library's input.
-fn packed_ids(b: &[u8], n: usize) -> PyResult<Vec<&str>> {
-    let text = std::str::from_utf8(b).map_err(|_| bad("packed ids are not UTF-8"))?;
-    let ids: Vec<&str> = if n == 0 && text.is_empty() {
-        Vec::new()
-    } else {
-        text.split('\0').collect()
-    };
-    if ids.len() != n {
-        return Err(bad(format!("expected {n} packed ids, found {}", ids.len())));
-    }
-    Ok(ids)
-}
-
-/// `n` numbers packed by `array(code).tobytes()` in this machine's byte
-/// order: `N` bytes each, read bit for bit.
-fn packed_numbers<const N: usize, T>(b: &[u8], n: usize, from: fn([u8; N]) -> T) -> PyResult<Vec<T>> {
-    if b.len() != n * N {
-        return Err(bad(format!(
-            "expected {n} packed numbers, found {} bytes",
-            b.len()
-        )));
-    }
-    Ok(b.chunks_exact(N)
-        .map(|c| {
-            let mut a = [0u8; N];
-            a.copy_from_slice(c);
-            from(a)
-        })
-        .collect())
-}
-
-/// `n` scores from a list of floats; `named(i)` is the query and document
-/// of the `i`th, for the message when it is not a number.
-fn packed_scores<'a>(
-    list: &Bound<'_, PyAny>,
-    n: usize,
-    named: impl Fn(usize) -> (&'a str, &'a str),
-) -> PyResult<Vec<f64>> {
-    let list = list.cast::<PyList>()?;
-    if list.len() != n {
-        return Err(bad(format!("expected {n} scores, found {}", list.len())));
-    }
-    let mut out = Vec::with_capacity(n);
-    for (i, v) in list.iter().enumerate() {
-        match v.extract::<f64>() {
-            Ok(s) => out.push(s),
-            Err(_) => {
-                let (q, d) = named(i);
-                out.push(score(&v, q, d)?);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `(qids, counts, docs)` of a packed `{q: {d: v}}` or `{q: [d]}`: each
-/// query's id with its documents, in the caller's order.
-fn packed_nested<'a>(
-    qids: &'a [u8],
-    counts: &[usize],
-    docs: &'a [u8],
-) -> PyResult<(Vec<&'a str>, Vec<&'a str>, usize)> {
-    let total = counts.iter().sum();
-    Ok((packed_ids(qids, counts.len())?, packed_ids(docs, total)?, total))
-}
-
-/// The queries of a packed nested shape, `value(i)` the `i`th document's.
-fn regroup<T>(
-    qids: Vec<&str>,
-    counts: &[usize],
-    docs: Vec<&str>,
-    mut value: impl FnMut(usize) -> T,
-) -> Vec<(String, Vec<(String, T)>)> {
-    let mut at = 0;
-    qids.into_iter()
-        .zip(counts)
-        .map(|(q, &c)| {
-            let labels = docs[at..at + c]
-                .iter()
-                .enumerate()
-                .map(|(j, d)| (d.to_string(), value(at + j)))
-                .collect();
-            at += c;
-            (q.to_string(), labels)
-        })
-        .collect()
-}
-
 /// `(kind, name, value...)` from `rgate._inputs`: `("path", _, str)`,
 /// `("graded", name, {q: {d: g}})`, `("listed", name, {q: [d]})`,
 /// `("rows", name, qids, docs, values)`; `name` ("qrels dict") stands for
@@ -227,81 +134,24 @@ fn gold_input(
             }
             return Ok(input);
         }
-        "graded" => {
+        "graded" | "listed" => {
             let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
-            let mut queries = Vec::with_capacity(d.len());
-            for (q, labels) in d.iter() {
-                let qid = key(&q, "a query id")?;
-                let labels = labels
-                    .cast::<PyDict>()
-                    .map_err(|_| bad(format!("query `{qid}`: expected {{doc: grade}}")))?;
-                let mut l = Vec::with_capacity(labels.len());
-                for (doc, g) in labels.iter() {
-                    let doc = key(&doc, "a document id")?;
-                    let g = grade(&g, &qid, &doc)?;
-                    l.push((doc, g));
-                }
-                queries.push((qid, l));
-            }
+            let mut r = Reader::new(spec.py());
             MemoryGold {
                 name,
-                queries,
-                strata: None,
-            }
-        }
-        "listed" => {
-            let d = spec.get_item(2)?;
-            let d = d.cast::<PyDict>()?;
-            let mut queries = Vec::with_capacity(d.len());
-            for (q, docs) in d.iter() {
-                let qid = key(&q, "a query id")?;
-                let mut l = Vec::new();
-                for doc in docs.try_iter()? {
-                    l.push((key(&doc?, "a document id")?, 1));
-                }
-                queries.push((qid, l));
-            }
-            MemoryGold {
-                name,
-                queries,
+                queries: if kind == "graded" {
+                    r.graded_gold(d)?
+                } else {
+                    r.listed_gold(d)?
+                },
                 strata: None,
             }
         }
         "rows" => {
             let (qids, docs, values) = rows(spec)?;
-            let mut out = Vec::with_capacity(qids.len());
-            for ((q, d), g) in qids.iter().zip(docs.iter()).zip(values.iter()) {
-                let (q, d) = (key(&q, "a query id")?, key(&d, "a document id")?);
-                let g = grade(&g, &q, &d)?;
-                out.push((q, d, g));
-            }
-            MemoryGold::from_rows(name, out)
-        }
-        "packed-graded" | "packed-listed" => {
-            let (qids, docs) = (bytes_at(spec, 2)?, bytes_at(spec, 4)?);
-            let counts: Vec<usize> = spec.get_item(3)?.extract()?;
-            let (qids, docs, total) = packed_nested(qids.as_bytes(), &counts, docs.as_bytes())?;
-            let queries = if kind == "packed-graded" {
-                let grades = packed_numbers(bytes_at(spec, 5)?.as_bytes(), total, i32::from_ne_bytes)?;
-                regroup(qids, &counts, docs, |i| grades[i])
-            } else {
-                regroup(qids, &counts, docs, |_| 1)
-            };
-            MemoryGold {
-                name,
-                queries,
-                strata: None,
-            }
-        }
-        "packed-rows" => {
-            let grades = bytes_at(spec, 4)?;
-            let grades = packed_numbers(grades.as_bytes(), grades.as_bytes().len() / 4, i32::from_ne_bytes)?;
-            let (qids, docs) = (bytes_at(spec, 2)?, bytes_at(spec, 3)?);
-            let qids = packed_ids(qids.as_bytes(), grades.len())?;
-            let docs = packed_ids(docs.as_bytes(), grades.len())?;
-            let rows = qids.into_iter().zip(docs).zip(grades);
-            MemoryGold::from_rows(name, rows.map(|((q, d), g)| (q.to_string(), d.to_string(), g)))
+            let rows = Reader::new(spec.py()).gold_rows((&qids, &docs, &values))?;
+            MemoryGold::from_rows(name, rows)
         }
         other => return Err(bad(format!("unknown gold shape {other}"))),
     };
@@ -333,91 +183,24 @@ fn run_source(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSour
     };
     let run = match kind.as_str() {
         "path" => return Ok(RunSource::File(spec.get_item(2)?.extract::<PathBuf>()?)),
-        "scored" => {
+        "scored" | "ranked" => {
             let d = spec.get_item(2)?;
             let d = d.cast::<PyDict>()?;
-            let mut queries = Vec::with_capacity(d.len());
-            for (q, docs) in d.iter() {
-                let qid = key(&q, "a query id")?;
-                let docs = docs
-                    .cast::<PyDict>()
-                    .map_err(|_| bad(format!("query `{qid}`: expected {{doc: score}}")))?;
-                let mut v = Vec::with_capacity(docs.len());
-                for (doc, s) in docs.iter() {
-                    let doc = key(&doc, "a document id")?;
-                    let s = score(&s, &qid, &doc)?;
-                    v.push((doc, s));
-                }
-                queries.push((qid, Ranked::Scored(v)));
+            let mut r = Reader::new(spec.py());
+            MemoryRun {
+                name,
+                queries: if kind == "scored" {
+                    r.scored_run(d)?
+                } else {
+                    r.ranked_run(d)?
+                },
             }
-            MemoryRun { name, queries }
-        }
-        "ranked" => {
-            let d = spec.get_item(2)?;
-            let d = d.cast::<PyDict>()?;
-            let mut queries = Vec::with_capacity(d.len());
-            for (q, docs) in d.iter() {
-                let qid = key(&q, "a query id")?;
-                let mut v = Vec::new();
-                for doc in docs.try_iter()? {
-                    v.push(key(&doc?, "a document id")?);
-                }
-                queries.push((qid, Ranked::Ids(v)));
-            }
-            MemoryRun { name, queries }
         }
         "rows" => {
             let (qids, docs, values) = rows(spec)?;
-            let mut out = Vec::with_capacity(qids.len());
-            for ((q, d), s) in qids.iter().zip(docs.iter()).zip(values.iter()) {
-                let (q, d) = (key(&q, "a query id")?, key(&d, "a document id")?);
-                let s = score(&s, &q, &d)?;
-                out.push((q, d, s));
-            }
-            MemoryRun::from_rows(name, out)
-        }
-        "packed-scored" | "packed-ranked" => {
-            let (qids, docs) = (bytes_at(spec, 2)?, bytes_at(spec, 4)?);
-            let counts: Vec<usize> = spec.get_item(3)?.extract()?;
-            let (qids, docs, total) = packed_nested(qids.as_bytes(), &counts, docs.as_bytes())?;
-            let queries = if kind == "packed-scored" {
-                let scores = packed_scores(&spec.get_item(5)?, total, |i| {
-                    let q = counts.iter().scan(0, |end, &c| {
-                        *end += c;
-                        Some(*end)
-                    });
-                    let q = q.take_while(|&end| end <= i).count();
-                    (
-                        qids.get(q).copied().unwrap_or_default(),
-                        docs.get(i).copied().unwrap_or_default(),
-                    )
-                })?;
-                regroup(qids, &counts, docs, |i| scores[i])
-                    .into_iter()
-                    .map(|(q, v)| (q, Ranked::Scored(v)))
-                    .collect()
-            } else {
-                regroup(qids, &counts, docs, |_| ())
-                    .into_iter()
-                    .map(|(q, v)| (q, Ranked::Ids(v.into_iter().map(|(d, ())| d).collect())))
-                    .collect()
-            };
-            MemoryRun { name, queries }
-        }
-        "packed-rows" => {
-            let values = spec.get_item(4)?;
-            let n = values.len()?;
-            let (qids, docs) = (bytes_at(spec, 2)?, bytes_at(spec, 3)?);
-            let qids = packed_ids(qids.as_bytes(), n)?;
-            let docs = packed_ids(docs.as_bytes(), n)?;
-            let scores = packed_scores(&values, n, |i| {
-                (
-                    qids.get(i).copied().unwrap_or_default(),
-                    docs.get(i).copied().unwrap_or_default(),
-                )
-            })?;
-            let rows = qids.into_iter().zip(docs).zip(scores);
-            MemoryRun::from_rows(name, rows.map(|((q, d), s)| (q.to_string(), d.to_string(), s)))
+            Reader::new(spec.py())
+                .run_rows((&qids, &docs, &values))?
+                .finish(name)
         }
         other => return Err(bad(format!("unknown run shape {other}"))),
     };

@@ -25,7 +25,7 @@ use crate::gold::GoldSet;
 use crate::judge::{doc_hash, Hit, QueryLabels, Ranking, Touch};
 
 /// Grade of an entry with no label.
-const UNLABELED: i32 = i32::MIN;
+pub(super) const UNLABELED: i32 = i32::MIN;
 /// Grade of an entry with no id label whose chunk overlaps a span label of
 /// its query: ranked like a labeled entry, judged by its location.
 const TOUCHES_SPAN: i32 = i32::MIN + 1;
@@ -53,7 +53,7 @@ pub(crate) struct QueryBuf {
 }
 
 impl QueryBuf {
-    fn push(&mut self, doc: &[u8], hash: u64, score: f64, grade: i32) {
+    pub(super) fn push(&mut self, doc: &[u8], hash: u64, score: f64, grade: i32) {
         let start = self.arena.len() as u32;
         self.arena.extend_from_slice(doc);
         self.entries.push(Entry {
@@ -78,14 +78,14 @@ impl QueryBuf {
         }
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.entries.clear();
         self.arena.clear();
     }
 
     /// Drops repeated ids, keeping the best-ranked occurrence; returns how
     /// many were dropped.
-    fn dedupe(&mut self, table: &mut Vec<u32>) -> usize {
+    pub(super) fn dedupe(&mut self, table: &mut Vec<u32>) -> usize {
         let n = self.entries.len();
         if n < 2 {
             return 0;
@@ -165,7 +165,7 @@ impl QueryBuf {
     /// Ranks of the labeled entries, and the top `depth` ids if asked.
     /// `spans`: the query's labels and the run's chunk map, when the query
     /// has span labels.
-    fn judge(
+    pub(super) fn judge(
         &mut self,
         depth: Option<usize>,
         spans: Option<(&QueryLabels, &ChunkMap)>,

@@ -67,27 +67,27 @@ case "$1 $2" in
 esac
 "#;
 
-const MARKER: &str = "<!-- rgate-report -->";
+pub(crate) const MARKER: &str = "<!-- rgate-report -->";
 
-fn action_dir() -> PathBuf {
+pub(crate) fn action_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".github/actions/rgate")
 }
 
 /// `name`'s absolute path on the test's PATH.
-fn which(name: &str) -> PathBuf {
+pub(crate) fn which(name: &str) -> PathBuf {
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join(name))
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{name} is not on PATH"))
 }
 
-fn write_exec(path: &Path, text: &str) {
+pub(crate) fn write_exec(path: &Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-fn setup() -> tempfile::TempDir {
+pub(crate) fn setup() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let bin = tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -134,12 +134,12 @@ fn comment_with(dir: &Path, report: &str, env: &[(&str, &str)], path: Option<&Pa
     )
 }
 
-fn comment(dir: &Path, report: &str, env: &[(&str, &str)]) -> (i32, String) {
+pub(crate) fn comment(dir: &Path, report: &str, env: &[(&str, &str)]) -> (i32, String) {
     comment_with(dir, report, env, None)
 }
 
 /// (id, author, body) of every comment, by id.
-fn comments(dir: &Path) -> Vec<(String, String, String)> {
+pub(crate) fn comments(dir: &Path) -> Vec<(String, String, String)> {
     let mut v: Vec<(String, String, String)> = std::fs::read_dir(dir.join("comments"))
         .unwrap()
         .filter_map(|e| {
@@ -157,7 +157,7 @@ fn comments(dir: &Path) -> Vec<(String, String, String)> {
     v
 }
 
-fn ours(id: &str, body: &str) -> (String, String, String) {
+pub(crate) fn ours(id: &str, body: &str) -> (String, String, String) {
     (
         id.into(),
         "github-actions[bot]".into(),
@@ -165,11 +165,11 @@ fn ours(id: &str, body: &str) -> (String, String, String) {
     )
 }
 
-fn lgtm() -> (String, String, String) {
+pub(crate) fn lgtm() -> (String, String, String) {
     ("100".into(), "octocat".into(), "LGTM\n".into())
 }
 
-fn calls(dir: &Path) -> String {
+pub(crate) fn calls(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("calls")).unwrap_or_default()
 }
 
@@ -340,7 +340,7 @@ fn split(args: &str) -> Result<Vec<String>, (i32, String)> {
     Ok(words(&o.stdout))
 }
 
-fn words(nul_separated: &[u8]) -> Vec<String> {
+pub(crate) fn words(nul_separated: &[u8]) -> Vec<String> {
     nul_separated
         .split(|b| *b == 0)
         .map(|w| String::from_utf8(w.to_vec()).unwrap())

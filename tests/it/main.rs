@@ -61,3 +61,4 @@ mod skew_order;
 mod spans;
 mod stats_conformance;
 mod store_safety;
+mod pyspeed_action;

@@ -13,6 +13,13 @@
 # github.com/joshjohanning/bulk-github-repo-settings-sync-action/pull/194
 # and github.com/fullsend-ai/fullsend/pull/1953).
 #
+# When: COMMENT "always" (or "true") writes the comment on every run;
+# "on-failure" writes it only when the gate failed (VERDICT "fail"), and on
+# a later run that passes updates a comment written earlier, so that a
+# fixed pull request does not keep showing the failure, but never starts
+# one (issue 29: peers' users ask for a comment only when something is
+# flagged).
+#
 # The body is cut to GitHub's limit on a comment (65,536 characters; counted
 # here in bytes, never fewer than characters) at a line, with a pointer to
 # the job summary of the run, which carries the whole report.
@@ -22,7 +29,9 @@
 # report is in the job summary, and the gate's verdict is the next step's.
 #
 # Environment: REPORT (Markdown file), PR_NUMBER, GITHUB_REPOSITORY,
-# GH_TOKEN; GITHUB_SERVER_URL and GITHUB_RUN_ID for the run's address;
+# GH_TOKEN; COMMENT (default "always") and VERDICT; ARTIFACT and
+# ARTIFACT_URL, the uploaded full report, linked at the end of the body;
+# GITHUB_SERVER_URL and GITHUB_RUN_ID for the run's address;
 # RGATE_COMMENT_LIMIT (bytes) for tests only.
 set -euo pipefail
 
@@ -31,6 +40,16 @@ marker='<!-- rgate-report -->'
 : "${PR_NUMBER:?PR_NUMBER must be the pull request number}"
 : "${GITHUB_REPOSITORY:?GITHUB_REPOSITORY must be owner/name}"
 limit="${RGATE_COMMENT_LIMIT:-65536}"
+mode="${COMMENT:-always}"
+verdict="${VERDICT:-}"
+case "$mode" in
+  always | true) mode=always ;;
+  on-failure) ;;
+  *)
+    echo "::warning title=rgate::comment: \`${mode//[^A-Za-z0-9_.-]/?}\` is not one of always, on-failure or never; no comment written"
+    exit 0
+    ;;
+esac
 
 # Workflow-command data: %, CR and LF escaped, so a message stays one
 # annotation and cannot start a command of its own.
@@ -64,19 +83,28 @@ if [ -n "${GITHUB_RUN_ID:-}" ]; then
   run_url="${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
 fi
 
+# The full report's artifact, linked at the end of the body.
+footer=""
+artifact_where=""
+if [ -n "${ARTIFACT_URL:-}" ]; then
+  footer=$(printf '\n---\nFull report (report.html to open in a browser): the artifact [%s](%s) of this run.\n' "${ARTIFACT:-rgate-report}" "$ARTIFACT_URL")
+  artifact_where=" and in the artifact ${ARTIFACT:-rgate-report} ($ARTIFACT_URL)"
+fi
+
 # The body: the marker, then the report, cut to the limit when it is over.
 report_bytes=$(wc -c < "$REPORT")
-size=$((report_bytes + ${#marker} + 1))
+footer_bytes=$(printf '%s' "$footer" | wc -c)
+size=$((report_bytes + ${#marker} + 1 + footer_bytes))
 if [ "$size" -le "$limit" ]; then
-  { echo "$marker"; cat "$REPORT"; } > "$work/body"
+  { echo "$marker"; cat "$REPORT"; printf '%s' "$footer"; } > "$work/body"
 else
   # The gate puts the whole report in the job summary, or, past the
   # summary's own limit (1 MiB), the name of its file (src/github.rs).
   where="the job summary of this run"
   if [ -n "$run_url" ]; then where="the job summary of this run ($run_url)"; fi
-  note=$(printf '\n\n---\n**Report truncated**: this comment holds its first part (GitHub allows %s characters in a comment; the report has %s bytes). The full report is in %s, or, when too long for a summary, the summary says where.\n' "$limit" "$report_bytes" "$where")
+  note=$(printf '\n\n---\n**Report truncated**: this comment holds its first part (GitHub allows %s characters in a comment; the report has %s bytes). The full report is in %s, or, when too long for a summary, the summary says where%s.\n' "$limit" "$report_bytes" "$where" "$artifact_where")
   # Room for the marker, the note, and closing tags of open <details>.
-  room=$((limit - ${#marker} - 1 - ${#note} - 200))
+  room=$((limit - ${#marker} - 1 - $(printf '%s' "$note" | wc -c) - 200))
   if [ "$room" -lt 0 ]; then room=0; fi
   # Cut at the last whole line within the room: never inside a character.
   head -c "$room" "$REPORT" > "$work/cut"
@@ -121,6 +149,11 @@ if ! ids=$(gh api --paginate "repos/$GITHUB_REPOSITORY/issues/$PR_NUMBER/comment
   degrade read
 fi
 id=$(head -n 1 <<< "$ids")
+
+if [ "$mode" = on-failure ] && [ "$verdict" != fail ] && [ -z "$id" ]; then
+  echo "rgate: the gate did not fail and no earlier rgate comment is on #$PR_NUMBER; none written (comment: on-failure)"
+  exit 0
+fi
 
 if [ -n "$id" ]; then
   gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F "body=@$work/body" > /dev/null 2> "$work/err" || degrade update
