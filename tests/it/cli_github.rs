@@ -99,7 +99,7 @@ fn a_failing_gate_in_actions() {
     let errors: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("::error")).collect();
     assert_eq!(errors.len(), 2, "{}", o.stderr);
     assert!(
-        errors[0].starts_with("::error title=rgate%3A r regressed on recall@10 (all)::r: recall@10 on all fell 0.7500: 1.0000 -> 0.2500 (delta -0.7500, tolerance 0.1000, p_adj "),
+        errors[0].starts_with("::error title=rgate%3A r regressed on recall@10 (all)::r: recall@10 on all fell 0.75: 1.0000 -> 0.2500 (delta -0.7500, tolerance 0.1, p_adj "),
         "{}",
         errors[0]
     );
