@@ -40,7 +40,7 @@ pub struct Global {
     /// Colour in terminal output (auto honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// No warnings on stderr (errors are still printed)
+    /// Less output: no warnings on stderr (errors are still printed); the gate's table report keeps the verdict and the failures only
     #[arg(long, short, global = true)]
     pub quiet: bool,
 }
@@ -677,6 +677,14 @@ pub struct EvalArgs {
     /// Seed of the intervals' resampling stream (ChaCha8)
     #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
     pub seed: u64,
+    /// A cutoff metric at every k of a range, overall and per stratum, each
+    /// mean with its 95% interval, e.g. recall@1..100 (repeat for more)
+    #[arg(long = "curve", value_name = "METRIC@A..B")]
+    pub curves: Vec<String>,
+    /// With --curve: per stratum, the smallest k whose mean reaches T with
+    /// 95% confidence (a one-sided binomial bound): the depth to rerank
+    #[arg(long, value_name = "T", requires = "curves")]
+    pub target: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::diag::input_error;
-use crate::gate::{Check, GateOutcome, Verdict};
-use crate::report::table::{f4, pfmt, signed4};
+use crate::gate::{Check, GateOutcome, RetrieverOutcome, Verdict};
+use crate::report::gate::{amount, p_text};
+use crate::report::table::{f4, signed4};
 
 /// GitHub refuses a step summary above 1 MiB; the full report is folded in
 /// only while the whole stays under this.
@@ -100,21 +101,23 @@ fn md_cell(s: &str) -> String {
 }
 
 /// What a failed check says, in words: the drop, the values, the tolerance
-/// and the corrected p the decision used.
-fn failure_text(c: &Check) -> String {
+/// and the corrected p the decision used, each written as the report writes
+/// it ([`amount`], [`p_text`]), so the summary and the report agree digit
+/// for digit.
+fn failure_text(c: &Check, r: &RetrieverOutcome) -> String {
     let mut s = format!(
-        "{} on {} fell {:.4}: {} -> {} (delta {}",
+        "{} on {} fell {}: {} -> {} (delta {}",
         c.cmp.metric,
         c.cmp.stratum,
-        -c.cmp.delta,
+        amount(-c.cmp.delta),
         f4(c.cmp.baseline),
         f4(c.cmp.current),
         signed4(c.cmp.delta)
     );
     if let Some(t) = c.tolerance {
-        let _ = write!(s, ", tolerance {t:.4}");
+        let _ = write!(s, ", tolerance {}", amount(t));
     }
-    let _ = write!(s, ", p_adj {})", pfmt(c.cmp.p_adjusted));
+    let _ = write!(s, ", p_adj {})", p_text(c.cmp.p_adjusted, r));
     s
 }
 
@@ -131,7 +134,7 @@ pub fn annotations(outcome: &GateOutcome) -> Vec<String> {
             out.push(format!(
                 "::error title={}::{}",
                 escape_property(&title),
-                escape_data(&format!("{}: {}", r.name, failure_text(c)))
+                escape_data(&format!("{}: {}", r.name, failure_text(c, r)))
             ));
         }
     }
@@ -167,31 +170,26 @@ pub fn summary(outcome: &GateOutcome, full_markdown: &str, report: &Path) -> Str
         "## {icon} rgate gate: **{word}** ({failed} of {n} retriever{} regressed)\n\n",
         if n == 1 { "" } else { "s" }
     );
-    let fails: Vec<(&str, &Check)> = outcome
+    let fails: Vec<(&RetrieverOutcome, &Check)> = outcome
         .retrievers
         .iter()
-        .flat_map(|r| {
-            r.checks
-                .iter()
-                .filter(|c| r.fails(c))
-                .map(move |c| (r.name.as_str(), c))
-        })
+        .flat_map(|r| r.checks.iter().filter(|c| r.fails(c)).map(move |c| (r, c)))
         .collect();
     if !fails.is_empty() {
         s += "| retriever | metric | stratum | baseline | current | delta | tolerance | p_adj |\n";
         s += "|---|---|---|---:|---:|---:|---:|---:|\n";
-        for (name, c) in &fails {
+        for (r, c) in &fails {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                md_cell(name),
+                md_cell(&r.name),
                 md_cell(&c.cmp.metric.name()),
                 md_cell(&c.cmp.stratum),
                 f4(c.cmp.baseline),
                 f4(c.cmp.current),
                 signed4(c.cmp.delta),
                 c.tolerance.map_or("-".into(), f4),
-                pfmt(c.cmp.p_adjusted)
+                p_text(c.cmp.p_adjusted, r)
             );
         }
         s.push('\n');

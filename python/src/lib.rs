@@ -481,6 +481,7 @@ fn evaluate(
             per_query,
             by_stratum,
             trec_names: false,
+            curves: &[],
         };
         let json = view.render(Format::Json)?;
         let table = EvalView {
@@ -592,6 +593,7 @@ impl GateReport {
             outcome: &self.outcome,
             command: "gate",
             color: false,
+            quiet: false,
         }
         .render(format)
         .map_err(|e| rgate_error(py, &e))

@@ -16,10 +16,11 @@ use crate::metrics::Metric;
 
 /// The newest baseline schema this rgate reads. A file is written at the
 /// oldest version that holds it: 1 unless it stores two stages or span
-/// places (2), so a baseline without them stays readable by an rgate that
-/// predates them, and one with them is refused by that rgate as newer
-/// (SPEC "Baseline store") instead of misread as corrupt.
-pub const SCHEMA_VERSION: u32 = 2;
+/// places (2) or the depth of a run it stores cut (3), so a baseline
+/// without them stays readable by an rgate that predates them, and one
+/// with them is refused by that rgate as newer (SPEC "Baseline store")
+/// instead of misread as corrupt.
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredQuery {
@@ -101,6 +102,12 @@ pub struct Baseline {
     pub relevance_level: i32,
     pub metrics: Vec<Metric>,
     pub depth: Option<u32>,
+    /// The longest ranking of the run the baseline was recorded from, kept
+    /// only where the stored rankings cannot show it: cut at `depth` while
+    /// a metric reads the whole ranking (map on a 1,000-deep run stored to
+    /// 10). The gate warns when a current run is shallower where a metric
+    /// reads ([`crate::gate`]'s depth warning).
+    pub run_depth: Option<u32>,
     /// The span coverage the values were computed at; only for gold sets
     /// with span labels (a change of it re-scores, as a relevance level does).
     pub span_coverage: Option<f64>,
@@ -131,6 +138,8 @@ struct RawBaseline {
     relevance_level: i32,
     metrics: Vec<String>,
     depth: Option<u32>,
+    #[serde(default)]
+    run_depth: Option<u32>,
     #[serde(default)]
     span_coverage: Option<f64>,
     aggregates: Keyed<RawScope>,
@@ -403,6 +412,7 @@ impl Baseline {
             relevance_level: raw.relevance_level,
             metrics,
             depth: raw.depth,
+            run_depth: raw.run_depth,
             span_coverage: raw.span_coverage,
             aggregates,
             queries,
@@ -428,6 +438,9 @@ impl Baseline {
         let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
         let _ = writeln!(out, "  \"metrics\": {},", s(&names));
         let _ = writeln!(out, "  \"depth\": {},", s(&self.depth));
+        if let Some(d) = self.run_depth {
+            let _ = writeln!(out, "  \"run_depth\": {d},");
+        }
         if let Some(c) = self.span_coverage {
             let _ = writeln!(out, "  \"span_coverage\": {},", json!(c));
         }
@@ -480,6 +493,9 @@ impl Baseline {
     /// retriever recorded since rgate stores both stages).
     /// The version [`Baseline::to_json_text`] writes: see [`SCHEMA_VERSION`].
     pub fn schema_version(&self) -> u32 {
+        if self.run_depth.is_some() {
+            return 3;
+        }
         let v2 = self.span_coverage.is_some()
             || self
                 .queries
@@ -627,6 +643,7 @@ pub(super) mod tests {
             relevance_level: 1,
             metrics: vec!["recall@10".parse().unwrap(), "mrr@10".parse().unwrap()],
             depth: Some(10),
+            run_depth: None,
             span_coverage: None,
             aggregates: vec![ScopeMeans {
                 scope: "all".into(),
@@ -679,15 +696,22 @@ pub(super) mod tests {
             .starts_with("{\n  \"schema_version\": 2,\n"));
         b.span_coverage = Some(0.5);
         assert!(b.to_json_text().starts_with("{\n  \"schema_version\": 2,\n"));
+        // The depth of a run stored cut: version 3, read back as written.
+        b.run_depth = Some(1000);
+        let text = b.to_json_text();
+        assert!(text.starts_with("{\n  \"schema_version\": 3,\n"), "{text}");
+        assert!(
+            text.contains("\n  \"depth\": 10,\n  \"run_depth\": 1000,\n"),
+            "{text}"
+        );
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
         // What this rgate writes, it reads; one version past it, it refuses.
-        let text = sample().to_json_text();
-        assert!(Baseline::parse(Path::new("b.json"), &text).is_ok());
-        let newer = text.replace("\"schema_version\": 2", "\"schema_version\": 3");
+        let newer = text.replace("\"schema_version\": 3", "\"schema_version\": 4");
         let e = Baseline::parse(Path::new("b.json"), &newer)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("schema_version 3 is newer than this rgate reads (2)"),
+            e.contains("schema_version 4 is newer than this rgate reads (3)"),
             "{e}"
         );
     }

@@ -47,6 +47,7 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
         outcome: &update.outcome,
         command: "baseline update",
         color: use_color(global),
+        quiet: false,
     };
     emit(global.output.as_deref(), &report.render(format)?)?;
     if let Some(refused) = update.refusal() {

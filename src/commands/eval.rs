@@ -3,6 +3,7 @@
 use anyhow::Result;
 
 use crate::cli::{EvalArgs, Global, NamesArg};
+use crate::curve::{Curve, CurveSpec};
 use crate::diag::{usage_error, Warnings};
 use crate::fsutil::emit;
 use crate::pipeline::{self, EvalOptions, EvalRun, RunSource};
@@ -10,7 +11,7 @@ use crate::report::eval::{EvalView, StageView};
 use crate::report::Format;
 
 /// The report's view of an evaluated run.
-fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool) -> EvalView<'a> {
+fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool, curves: &'a [Curve]) -> EvalView<'a> {
     EvalView {
         prep: &run.prep,
         run: &run.run,
@@ -25,6 +26,7 @@ fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool) -> EvalView<'a>
         per_query: args.per_query,
         by_stratum: args.by_stratum,
         trec_names,
+        curves,
     }
 }
 
@@ -35,6 +37,20 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
             "--names trec_eval names measures in --format trec output",
             "add --format trec",
         ));
+    }
+    let specs = args
+        .curves
+        .iter()
+        .map(|c| CurveSpec::parse(c))
+        .collect::<Result<Vec<_>>>()?;
+    if !specs.is_empty() && global.format() == Format::Trec {
+        return Err(usage_error(
+            "--curve prints in --format table, json, markdown, csv or html",
+            "drop --format trec, or list the cutoffs with --metrics",
+        ));
+    }
+    if let Some(t) = args.target {
+        Curve::check_target(t)?;
     }
     let mut guard = super::gold_guard(&args.gold);
     guard
@@ -62,9 +78,16 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
     let evaluated = pipeline::eval(&opts, &mut warnings);
     warnings.emit(global.quiet);
     let evaluated = evaluated?;
+    let curves = pipeline::eval::curves(
+        &evaluated,
+        &specs,
+        args.target,
+        opts.interval_resamples,
+        args.seed,
+    )?;
     emit(
         global.output.as_deref(),
-        &view(&evaluated, args, trec_names).render(global.format())?,
+        &view(&evaluated, args, trec_names, &curves).render(global.format())?,
     )?;
     // The process ends after this: freeing the gold set and the rankings
     // one allocation at a time would only delay the exit.

@@ -87,6 +87,7 @@ fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Opti
         outcome,
         command: "gate",
         color: false,
+        quiet: false,
     }
     .render(Format::Markdown)?;
     let report = match report_dir {
@@ -114,6 +115,7 @@ const ACTIONS_REPORT: &str = "rgate-report.md";
 fn write_report_dir(view: &GateView, dir: &Path) -> Result<()> {
     let plain = GateView {
         color: false,
+        quiet: false,
         ..*view
     };
     let [md, json, junit, html] = REPORT_DIR_FILES;
@@ -160,6 +162,7 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
         outcome,
         command: "gate",
         color: use_color(global),
+        quiet: global.quiet,
     };
     emit(global.output.as_deref(), &view.render(format)?)?;
     if let Some(dir) = &args.report_dir {

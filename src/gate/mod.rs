@@ -518,6 +518,7 @@ fn prepare(
         &mut out.warnings,
     );
     pair::gold_changes(prep, b, &paired, &mut out);
+    pair::depth_warnings(cur, b, metrics, &mut out.warnings);
 
     // Scopes over the paired queries only.
     let paired_idx: Vec<usize> = (0..prep.gold.len()).filter(|&i| paired.in_baseline[i]).collect();

@@ -247,6 +247,79 @@ fn final_values(
     None
 }
 
+/// A warning for each stage whose current run ranks fewer results a query
+/// than the baseline's run did, at a depth a metric in use reads. A metric
+/// cannot count what a run does not return, so such a drop is depth alone:
+/// on Cranfield a 100-deep run against a 1,000-deep baseline lost 0.0066 of
+/// map to depth, a fifth of the drop the gate reported, and nothing said so.
+///
+/// Depths are the longest ranking of any query: a query with fewer results
+/// than the rest says nothing about the depth the retriever was asked for.
+/// A baseline's depth is its `run_depth` where it stored one (rankings cut
+/// while a metric reads them whole), else its longest stored ranking: one
+/// cut at `depth` ranked at least that deep, which is all a metric at a
+/// cutoff within it needs.
+pub(super) fn depth_warnings(
+    cur: &super::Current,
+    b: &Baseline,
+    metrics: &[Metric],
+    warnings: &mut Vec<String>,
+) {
+    let deepest = |lists: &mut dyn Iterator<Item = usize>| lists.max().unwrap_or(0);
+    let mut stages: Vec<(bool, usize, usize, &str)> = vec![(
+        false,
+        deepest(&mut cur.rankings.iter().map(|r| r.num_ret as usize)),
+        b.run_depth.map_or_else(
+            || deepest(&mut b.queries.iter().map(|q| q.ranking.len())),
+            |d| d as usize,
+        ),
+        cur.run.as_str(),
+    )];
+    if let Some(c) = &cur.candidates {
+        if b.has_candidates() {
+            stages.push((
+                true,
+                deepest(&mut c.rankings.iter().map(|r| r.num_ret as usize)),
+                deepest(
+                    &mut b
+                        .queries
+                        .iter()
+                        .map(|q| q.candidates.as_ref().map_or(0, Vec::len)),
+                ),
+                c.path.as_str(),
+            ));
+        }
+    }
+    for (candidates, now, then, path) in stages {
+        if now >= then {
+            continue;
+        }
+        let short: Vec<String> = metrics
+            .iter()
+            .filter(|m| m.is_candidates() == candidates)
+            .filter(|m| m.depth().map_or(true, |k| now < (k as usize).min(then)))
+            .map(|m| m.name())
+            .collect();
+        if short.is_empty() {
+            continue;
+        }
+        let (list, verb) = match short.as_slice() {
+            [one] => (one.clone(), "reads"),
+            many => (many.join(", "), "read"),
+        };
+        let what = if candidates { "candidate lists" } else { "run" };
+        // A baseline stored cut ranked at least what it kept.
+        let at_least = if !candidates && b.run_depth.is_none() && b.depth == Some(then as u32) {
+            "at least "
+        } else {
+            ""
+        };
+        warnings.push(format!(
+            "the {what} {path} ranks at most {now} results a query, the baseline's ranked {at_least}{then}: {list} {verb} deeper than {now}, so part of any change is depth alone; rerun the retriever to depth {then} (or record a new baseline if the shallower run is meant)"
+        ));
+    }
+}
+
 /// Records whether the gold set changed since the baseline, and which
 /// queries were added or removed.
 pub(super) fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: &mut RetrieverOutcome) {
@@ -368,6 +441,7 @@ mod tests {
             relevance_level: 1,
             metrics,
             depth: None,
+            run_depth: None,
             span_coverage: None,
             aggregates: Vec::new(),
             queries: vec![

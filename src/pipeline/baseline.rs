@@ -178,6 +178,17 @@ pub fn build(
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
     let places = e.judged.top_places.as_ref();
+    let depth = config.depth();
+    let deepest = e.judged.rankings.iter().map(|r| r.num_ret).max().unwrap_or(0);
+    // Only where the stored rankings cannot show it (see the field).
+    let run_depth = depth.filter(|&cut| {
+        deepest > cut
+            && e.scores
+                .metrics
+                .iter()
+                .any(|m| !m.is_candidates() && m.depth().is_none())
+    });
+    let run_depth = run_depth.map(|_| deepest);
     let cand_places = e.candidates.as_ref().and_then(|c| c.top_places.as_ref());
     Baseline {
         retriever: e.name.clone(),
@@ -189,7 +200,8 @@ pub fn build(
         gold_fingerprint: prep.fingerprint().to_string(),
         relevance_level: prep.relevance_level,
         metrics: e.scores.metrics.clone(),
-        depth: config.depth(),
+        depth,
+        run_depth,
         span_coverage: prep.gold.has_spans().then_some(prep.span_coverage),
         aggregates: summary.scope_means(),
         queries: prep

@@ -183,3 +183,41 @@ fn stage_run(prep: &Prepared, judged: &JudgedRun, c: JudgedRun, cutoff: Option<u
         warnings,
     }
 }
+
+/// `eval --curve`: each curve of `specs` on an evaluated run, with the
+/// run's interval settings (`resamples` as [`EvalOptions::interval_resamples`]
+/// says) and, with `target`, the depth each scope needs. A `candidates:`
+/// curve needs the run's candidate list.
+pub fn curves(
+    run: &EvalRun,
+    specs: &[crate::curve::CurveSpec],
+    target: Option<f64>,
+    resamples: Option<u32>,
+    seed: u64,
+) -> Result<Vec<crate::curve::Curve>> {
+    use crate::curve::{compute, Curve, CurveInputs};
+    if let Some(t) = target {
+        Curve::check_target(t)?;
+    }
+    let candidates = run.candidates.as_ref().map(|c| c.run.rankings.as_slice());
+    if candidates.is_none() {
+        if let Some(s) = specs.iter().find(|s| s.first().is_candidates()) {
+            return Err(usage_error(
+                format!(
+                    "--curve {} scores the candidate list, and none was given",
+                    s.name()
+                ),
+                "add --candidates FILE, or drop the `candidates:` prefix",
+            ));
+        }
+    }
+    let inputs = CurveInputs {
+        gold: &run.prep.gold,
+        contexts: &run.prep.contexts,
+        rankings: &run.run.rankings,
+        candidates,
+        resamples: resamples.unwrap_or_else(|| crate::eval::default_interval_resamples(run.prep.gold.len())),
+        seed,
+    };
+    Ok(specs.iter().map(|s| compute(s, &inputs, target)).collect())
+}

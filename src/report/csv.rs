@@ -92,10 +92,12 @@ impl Exporter for Csv {
         Ok(t.csv())
     }
 
-    /// One table: per-query rows when asked for, else the means with their
-    /// intervals.
+    /// One table: the curves' points with `--curve`, else per-query rows
+    /// when asked for, else the means with their intervals.
     fn eval(&self, v: &EvalView) -> Result<String> {
-        Ok(if v.per_query {
+        Ok(if !v.curves.is_empty() {
+            v.curve_csv_table().csv()
+        } else if v.per_query {
             v.query_table().csv()
         } else {
             v.means_csv_table().csv()

@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, Table};
+use crate::curve::Curve;
 use crate::diag::{count, Warnings};
 use crate::eval::{MeanIntervals, Row, RowScope, Scores, Summary};
 use crate::prepared::Prepared;
@@ -34,6 +35,8 @@ pub struct EvalView<'a> {
     /// `--format trec` in trec_eval's measure names, order and layout
     /// (the command has checked that every metric has a trec_eval name).
     pub trec_names: bool,
+    /// `--curve`: each metric at every cutoff of its range.
+    pub curves: &'a [Curve],
 }
 
 impl EvalView<'_> {
@@ -202,4 +205,163 @@ impl EvalView<'_> {
             self.run.path.display()
         )
     }
+
+    /// A curve's heading: what it is and how its numbers were found.
+    pub(super) fn curve_title(&self, c: &Curve) -> String {
+        let intervals = match c.intervals {
+            Some(s) => format!(
+                "{}% interval per mean (stratified bootstrap, expanded percentile; {} resamples, seed {})",
+                crate::diag::number(s.level * 100.0),
+                s.resamples,
+                s.seed
+            ),
+            None => "no intervals (--resamples 0)".to_string(),
+        };
+        format!(
+            "curve {} · {intervals} · lower: one-sided {}% bound on the mean (binomial: {})",
+            c.spec.name(),
+            crate::diag::number(crate::curve::TARGET_LEVEL * 100.0),
+            bound_methods(c)
+        )
+    }
+
+    /// One row per scope and cutoff: the mean, its interval, the one-sided
+    /// lower bound and, with candidates, the ceiling.
+    pub(super) fn curve_table(&self, c: &Curve) -> Table {
+        let mut headers: Vec<String> = ["scope", "n", "k", "mean", "95% CI", "lower"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if c.has_ceiling {
+            headers.push("ceiling".into());
+        }
+        let mut t = Table::new(headers, 1);
+        for s in &c.scopes {
+            for p in &s.points {
+                let mut row = vec![
+                    s.scope.clone(),
+                    s.n.to_string(),
+                    p.k.to_string(),
+                    f4(p.mean),
+                    p.interval
+                        .map_or_else(|| "-".to_string(), |i| format!("[{}, {}]", f4(i.low), f4(i.high))),
+                    p.lower_bound.map_or_else(|| "-".to_string(), f4),
+                ];
+                if c.has_ceiling {
+                    row.push(p.ceiling.map_or_else(|| "-".to_string(), f4));
+                }
+                t.push(row);
+            }
+        }
+        t
+    }
+
+    /// The curve for CSV: full precision, one row per scope and cutoff,
+    /// with the scope's target depth repeated on each of its rows.
+    pub(super) fn curve_csv_table(&self) -> Table {
+        let headers = [
+            "curve",
+            "scope",
+            "n",
+            "k",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "lower_bound",
+            "bound_method",
+            "ceiling",
+            "target",
+            "target_k",
+            "target_k_mean",
+        ];
+        let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
+        let num = |v: Option<f64>| {
+            v.filter(|v| v.is_finite())
+                .map(|v| format!("{v}"))
+                .unwrap_or_default()
+        };
+        let depth = |d: Option<u32>| d.map(|k| k.to_string()).unwrap_or_default();
+        for c in self.curves {
+            for s in &c.scopes {
+                for p in &s.points {
+                    t.push(vec![
+                        c.spec.name(),
+                        s.scope.clone(),
+                        s.n.to_string(),
+                        p.k.to_string(),
+                        num(Some(p.mean)),
+                        num(p.interval.map(|i| i.low)),
+                        num(p.interval.map(|i| i.high)),
+                        num(p.lower_bound),
+                        s.bound_method.name().to_string(),
+                        num(p.ceiling),
+                        num(c.target),
+                        depth(s.depth.as_ref().and_then(|d| d.k)),
+                        depth(s.depth.as_ref().and_then(|d| d.k_mean)),
+                    ]);
+                }
+            }
+        }
+        t
+    }
+
+    /// The target's answer per scope, in words; empty without a target.
+    pub(super) fn target_lines(&self, c: &Curve) -> Vec<String> {
+        let Some(target) = c.target else {
+            return Vec::new();
+        };
+        let range = c.spec.name();
+        let family = c.spec.first().name();
+        let family = family
+            .rsplit_once('@')
+            .map_or(family.as_str(), |(f, _)| f)
+            .to_string();
+        let level = crate::diag::number(crate::curve::TARGET_LEVEL * 100.0);
+        let mut out = vec![format!(
+            "target {family}@k >= {} with {level}% confidence (one-sided binomial bound, fixed-sequence from the deepest k):",
+            crate::diag::number(target)
+        )];
+        for s in &c.scopes {
+            let Some(d) = &s.depth else { continue };
+            let at = |k: u32| s.points.iter().find(|p| p.k == k);
+            let seen = match d.k_mean {
+                Some(k) => format!("the mean reaches it at k = {k}"),
+                None => "the mean does not reach it".to_string(),
+            };
+            let line = match d.k.and_then(|k| at(k).map(|p| (k, p))) {
+                Some((k, p)) => format!(
+                    "{} ({}): k = {k} (mean {}, lower bound {}; {seen})",
+                    s.scope,
+                    s.n,
+                    f4(p.mean),
+                    p.lower_bound.map_or_else(|| "-".to_string(), f4)
+                ),
+                None => {
+                    let last = s.points.last();
+                    format!(
+                        "{} ({}): not within {range} ({seen}; lower bound at k = {}: {})",
+                        s.scope,
+                        s.n,
+                        last.map_or(0, |p| p.k),
+                        last.and_then(|p| p.lower_bound)
+                            .map_or_else(|| "-".to_string(), f4)
+                    )
+                }
+            };
+            out.push(line);
+        }
+        out
+    }
+}
+
+/// The bound methods a curve's scopes used, named once each.
+fn bound_methods(c: &Curve) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for s in &c.scopes {
+        let n = s.bound_method.name();
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names.join(" or ")
 }

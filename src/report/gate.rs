@@ -25,6 +25,10 @@ pub struct GateView<'a> {
     /// What the report is about: `gate` or `baseline update`.
     pub command: &'a str,
     pub color: bool,
+    /// `--quiet`: the terminal report keeps the verdict and the failures
+    /// (a pre-push hook prints this on every push; the rest is one command
+    /// away). Formats read by programs or reviewers keep everything.
+    pub quiet: bool,
 }
 
 impl GateView<'_> {
@@ -49,16 +53,27 @@ impl GateView<'_> {
 
     pub(super) fn settings_line(&self) -> String {
         let s = &self.outcome.settings;
+        // The B that decided: a borderline result is re-tested with more
+        // resamples, and the header says so rather than the B configured.
+        let used = self
+            .outcome
+            .retrievers
+            .iter()
+            .filter(|r| !r.checks.is_empty())
+            .map(|r| r.resamples)
+            .max()
+            .unwrap_or(s.resamples);
+        let b = if used == s.resamples {
+            format!("B={used}")
+        } else {
+            format!("B={used} after a borderline re-test, {} configured", s.resamples)
+        };
         let test = match s.test {
-            crate::config::TestKind::Bootstrap => format!(
-                "paired bootstrap (stratified, B={}, seed {})",
-                s.resamples, s.seed
-            ),
+            crate::config::TestKind::Bootstrap => {
+                format!("paired bootstrap (stratified, {b}, seed {})", s.seed)
+            }
             crate::config::TestKind::Randomization => {
-                format!(
-                    "sign-flip randomization (B={} where not exact, seed {})",
-                    s.resamples, s.seed
-                )
+                format!("sign-flip randomization ({b} where not exact, seed {})", s.seed)
             }
             crate::config::TestKind::TTest => "paired t-test".to_string(),
         };
@@ -138,68 +153,54 @@ impl GateView<'_> {
         let tol = c.tolerance.unwrap_or(0.0);
         let drop = -c.cmp.delta;
         let what = format!("{} on {}", c.cmp.metric, c.cmp.stratum);
-        let p = self.p_text(c.cmp.p_adjusted, c, r);
+        let p = p_text(c.cmp.p_adjusted, r);
+        let bd = bound_digits(r);
+        let bound = |v: f64| signed_short(v, bd);
         if c.verdict == CheckVerdict::Inconclusive {
             return format!(
                 "{what} inconclusive: delta {}, between {} and {} at {}, which holds both a drop within the {} allowed and one beyond it",
-                signed_short(c.cmp.delta),
-                signed_short(c.lower_bound),
-                signed_short(c.upper_bound),
+                signed_short(c.cmp.delta, 4),
+                bound(c.lower_bound),
+                bound(c.upper_bound),
                 level(c.bound_level),
-                short(tol)
+                amount(tol)
             );
         }
         match s.decision {
             Decision::ConfidentDrop if tol > 0.0 => format!(
                 "{what} dropped {}, more than the {} allowed: p_adj {p} (one-sided, H0 drop <= {}); upper bound {} at {}",
-                short(drop),
-                short(tol),
-                short(tol),
-                signed_short(c.upper_bound),
+                amount(drop),
+                amount(tol),
+                amount(tol),
+                bound(c.upper_bound),
                 level(c.bound_level)
             ),
             Decision::ConfidentDrop | Decision::SignificantDrop => {
                 let allowed = if tol > 0.0 {
-                    format!(", more than the {} allowed,", short(tol))
+                    format!(", more than the {} allowed,", amount(tol))
                 } else {
                     String::new()
                 };
                 format!(
                     "{what} dropped {}{allowed} and significantly: p_adj {p} (one-sided, H0 drop <= 0); upper bound {} at {}",
-                    short(drop),
-                    signed_short(c.upper_bound),
+                    amount(drop),
+                    bound(c.upper_bound),
                     level(c.bound_level)
                 )
             }
             Decision::NonInferiority => format!(
                 "{what} not shown to be within {} of the baseline: delta {}, lower bound {} at {} (p_adj {p}, one-sided, H0 drop >= {})",
-                short(tol),
-                signed_short(c.cmp.delta),
-                signed_short(c.lower_bound),
+                amount(tol),
+                signed_short(c.cmp.delta, 4),
+                bound(c.lower_bound),
                 level(c.bound_level),
-                short(tol)
+                amount(tol)
             ),
             Decision::Threshold => format!(
                 "{what} dropped {}, more than the {} allowed (threshold: no test)",
-                short(drop),
-                short(tol)
+                amount(drop),
+                amount(tol)
             ),
-        }
-    }
-
-    /// A p-value to the digits its resamples support: about three decimals
-    /// at B = 10,000 (Monte Carlo error 0.002 near 0.05), four for exact
-    /// tests.
-    pub(super) fn p_text(&self, p: f64, c: &Check, r: &RetrieverOutcome) -> String {
-        if p.is_nan() {
-            return "-".into();
-        }
-        let digits = if c.monte_carlo { mc_digits(r.resamples) } else { 4 };
-        let floor = 10f64.powi(-(digits as i32));
-        if p < floor {
-            format!("<{floor:.digits$}")
-        } else {
-            format!("{p:.digits$}")
         }
     }
 
@@ -214,6 +215,9 @@ impl GateView<'_> {
         }
     }
 
+    /// One row per check. Each column holds one precision: bounds to the
+    /// digits the least precise check of the table supports (three when any
+    /// carries Monte Carlo error), p-values likewise ([`p_text`]).
     pub(super) fn check_table(&self, r: &RetrieverOutcome) -> Table {
         let bound = self.bound_header();
         let headers = [
@@ -223,34 +227,22 @@ impl GateView<'_> {
             "baseline",
             "current",
             "delta",
+            "tolerance",
             &bound,
             "level",
             "p (1-sided)",
             "p_adj",
             "mde",
+            "test",
             "verdict",
         ];
         let mut t = Table::new(headers.iter().map(|s| s.to_string()).collect(), 2);
-        t.align[11] = super::table::Align::Left;
+        t.align[12] = super::table::Align::Left;
+        t.align[13] = super::table::Align::Left;
         let decision = self.outcome.settings.decision;
+        let d = bound_digits(r);
+        let b = |v: f64| bound_cell(v, d);
         for c in &r.checks {
-            let d = if c.monte_carlo { 3 } else { 4 };
-            let b = |v: f64| {
-                if v.is_finite() {
-                    let s = format!("{v:+.d$}");
-                    if v == 0.0
-                        || s.trim_start_matches(['+', '-'])
-                            .chars()
-                            .all(|ch| ch == '0' || ch == '.')
-                    {
-                        format!("{:.d$}", 0.0)
-                    } else {
-                        s
-                    }
-                } else {
-                    "-".into()
-                }
-            };
             let bound = match decision {
                 Decision::ConfidentDrop | Decision::SignificantDrop => b(c.upper_bound),
                 Decision::NonInferiority => b(c.lower_bound),
@@ -263,15 +255,17 @@ impl GateView<'_> {
                 f4(c.cmp.baseline),
                 f4(c.cmp.current),
                 signed4(c.cmp.delta),
+                c.tolerance.map_or("-".into(), f4),
                 bound,
                 if decision == Decision::Threshold {
                     "-".to_string()
                 } else {
                     level(c.bound_level)
                 },
-                self.p_text(c.cmp.p_value, c, r),
-                self.p_text(c.cmp.p_adjusted, c, r),
+                p_text(c.cmp.p_value, r),
+                p_text(c.cmp.p_adjusted, r),
                 c.mde().map_or("-".into(), |m| format!("{m:.3}")),
+                c.test.name().to_string(),
                 c.verdict.name().to_string(),
             ]);
         }
@@ -326,7 +320,7 @@ impl GateView<'_> {
                     c.cmp.metric,
                     c.cmp.stratum,
                     signed4(c.cmp.delta),
-                    self.p_text(c.p_rise_adjusted, c, r)
+                    p_text(c.p_rise_adjusted, r)
                 )
             })
             .collect();
@@ -556,9 +550,64 @@ pub(super) fn level(l: f64) -> String {
     }
 }
 
-/// Three decimals with trailing zeros dropped: 0.062, 0.02, 0.1.
-fn short(v: f64) -> String {
-    let s = format!("{v:.3}");
+/// A p-value to the digits the retriever's least precise check supports:
+/// about three decimals at B = 10,000 for Monte Carlo tests (error 0.002
+/// near 0.05), four for exact ones. One rule for the table, the sentences
+/// and the job summary, so one check reads the same everywhere.
+pub fn p_text(p: f64, r: &RetrieverOutcome) -> String {
+    if p.is_nan() {
+        return "-".into();
+    }
+    let digits = r
+        .checks
+        .iter()
+        .map(|c| if c.monte_carlo { mc_digits(r.resamples) } else { 4 })
+        .min()
+        .unwrap_or(4);
+    let floor = 10f64.powi(-(digits as i32));
+    if p < floor {
+        format!("<{floor:.digits$}")
+    } else {
+        format!("{p:.digits$}")
+    }
+}
+
+/// Decimals of the bounds of a retriever's checks: three when any carries
+/// Monte Carlo error (a bootstrap bound moves in the third decimal from
+/// seed to seed), else four.
+fn bound_digits(r: &RetrieverOutcome) -> usize {
+    if r.checks.iter().any(|c| c.monte_carlo) {
+        3
+    } else {
+        4
+    }
+}
+
+/// A bound in a table cell, signed, at `d` decimals; a bound that rounds to
+/// zero reads `0.000`, not `-0.000`.
+fn bound_cell(v: f64, d: usize) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let s = format!("{v:+.d$}");
+    if s.trim_start_matches(['+', '-'])
+        .chars()
+        .all(|ch| ch == '0' || ch == '.')
+    {
+        format!("{:.d$}", 0.0)
+    } else {
+        s
+    }
+}
+
+/// A drop or tolerance in a sentence: four decimals, as the tables print
+/// it, with trailing zeros dropped (0.0902, 0.17, 0.4).
+pub fn amount(v: f64) -> String {
+    trimmed(v, 4)
+}
+
+fn trimmed(v: f64, d: usize) -> String {
+    let s = format!("{v:.d$}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
         "0".into()
@@ -567,7 +616,8 @@ fn short(v: f64) -> String {
     }
 }
 
-fn signed_short(v: f64) -> String {
+/// A signed value in a sentence at `d` decimals, trailing zeros dropped.
+fn signed_short(v: f64, d: usize) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
             "-".into()
@@ -577,7 +627,7 @@ fn signed_short(v: f64) -> String {
             "-inf".into()
         };
     }
-    let s = short(v);
+    let s = trimmed(v, d);
     if s.starts_with('-') || s == "0" {
         s
     } else {
@@ -597,10 +647,13 @@ mod tests {
         assert_eq!(mc_digits(200), 2);
         assert_eq!(level(0.95), "95%");
         assert_eq!(level(1.0 - 0.05 / 9.0), "99.4%");
-        assert_eq!(short(0.0622), "0.062");
-        assert_eq!(short(0.02), "0.02");
-        assert_eq!(short(-0.0001), "0");
-        assert_eq!(signed_short(-0.035), "-0.035");
-        assert_eq!(signed_short(0.01), "+0.01");
+        assert_eq!(amount(0.09022), "0.0902");
+        assert_eq!(amount(0.17), "0.17");
+        assert_eq!(amount(-0.00001), "0");
+        assert_eq!(signed_short(-0.035, 3), "-0.035");
+        assert_eq!(signed_short(-0.03549, 3), "-0.035");
+        assert_eq!(signed_short(0.01, 4), "+0.01");
+        assert_eq!(bound_cell(-0.00004, 4), "0.0000");
+        assert_eq!(bound_cell(-0.0208, 3), "-0.021");
     }
 }

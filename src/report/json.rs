@@ -40,6 +40,18 @@
 //! with `--per-query` a `"per_query"` list of `{"query_id", "stratum",
 //! <metric>: value, ...}` in gold order.
 //!
+//! With `--curve`: `"curves": [{"metric": "recall@1..20", "family":
+//! "recall", "cutoffs": [1, ..., 20], "interval_settings": {..} | null,
+//! "bound": {"level": 0.95, "side": "lower", "method"}, "target": 0.9 |
+//! null, "ceiling": bool, "scopes": [{"scope": "all" | stratum, "n",
+//! "bound_method": "clopper-pearson" | "chernoff", "points": [{"k", "mean",
+//! "ci_low", "ci_high", "lower_bound", "ceiling"}], "depth": {"k", "k_mean"}
+//! | null}]}]`: scopes `all` first, then each stratum with queries, in the
+//! gold set's order; a point's numbers are `null` where they do not exist
+//! (no interval, no bound, no candidates); `depth.k` is the depth that
+//! reaches the target with 95% confidence, `k_mean` the first whose mean
+//! does, each `null` when none within the range does (`src/curve.rs`).
+//!
 //! With `--candidates`: `"candidates"` (the file), `"stages": {"cutoff",
 //! "lost": {scope: {"reached", "dropped_by_rerank", "missed_by_retrieval"}},
 //! "ceiling": {metric: {scope: value}}}` exactly as SPEC "Two stages"
@@ -450,7 +462,61 @@ fn eval_value(v: &EvalView) -> Value {
         .chain(stage_warnings)
         .collect();
     root.insert("warnings".into(), json!(warnings));
+    if !v.curves.is_empty() {
+        root.insert("curves".into(), v.curves.iter().map(curve_value).collect());
+    }
     Value::Object(root)
+}
+
+/// One `eval --curve` (see the module docs for the shape).
+fn curve_value(c: &crate::curve::Curve) -> Value {
+    let scopes: Vec<Value> = c
+        .scopes
+        .iter()
+        .map(|s| {
+            let points: Vec<Value> = s
+                .points
+                .iter()
+                .map(|p| {
+                    json!({
+                        "k": p.k,
+                        "mean": num(p.mean),
+                        "ci_low": p.interval.map(|i| num(i.low)),
+                        "ci_high": p.interval.map(|i| num(i.high)),
+                        "lower_bound": p.lower_bound.map(num),
+                        "ceiling": p.ceiling.map(num),
+                    })
+                })
+                .collect();
+            let depth = s.depth.as_ref().map(|d| json!({"k": d.k, "k_mean": d.k_mean}));
+            json!({
+                "scope": s.scope,
+                "n": s.n,
+                "bound_method": s.bound_method.name(),
+                "points": points,
+                "depth": depth,
+            })
+        })
+        .collect();
+    json!({
+        "metric": c.spec.name(),
+        "family": c.spec.first().name().rsplit_once('@').map(|(f, _)| f.to_string()),
+        "cutoffs": c.spec.cutoffs(),
+        "interval_settings": c.intervals.map(|i| json!({
+            "level": i.level,
+            "resamples": i.resamples,
+            "seed": i.seed,
+            "method": "stratified bootstrap, expanded percentile",
+        })),
+        "bound": {
+            "level": crate::curve::TARGET_LEVEL,
+            "side": "lower",
+            "method": "binomial: clopper-pearson where every value is 0 or 1 by construction, else chernoff-hoeffding",
+        },
+        "target": c.target,
+        "ceiling": c.has_ceiling,
+        "scopes": scopes,
+    })
 }
 
 fn eval_stages(s: &Stages) -> Value {

@@ -126,6 +126,17 @@ impl Exporter for Markdown {
             out.push('\n');
             out += &v.ceiling_table(sv).markdown();
         }
+        for c in v.curves {
+            out += &format!("\n**{}**\n\n", md(&v.curve_title(c)));
+            out += &v.curve_table(c).markdown();
+            let lines = v.target_lines(c);
+            if let Some((head, rest)) = lines.split_first() {
+                out += &format!("\n{}\n\n", md(head));
+                for line in rest {
+                    out += &format!("- {}\n", md(line));
+                }
+            }
+        }
         if v.per_query {
             out.push('\n');
             out += &v.query_table().markdown();

@@ -24,6 +24,9 @@ impl Exporter for Terminal {
     }
 
     fn gate(&self, v: &GateView) -> Result<String> {
+        if v.quiet {
+            return Ok(quiet_gate(v));
+        }
         let mut out = v.headline() + "\n" + &v.settings_line() + "\n";
         for w in &v.outcome.warnings {
             out += &format!("warning: {}\n", terminal(w));
@@ -130,6 +133,14 @@ impl Exporter for Terminal {
             out.push('\n');
             out += &v.ceiling_table(sv).text();
         }
+        for c in v.curves {
+            out += &format!("\n{}\n\n", terminal(&v.curve_title(c)));
+            out += &v.curve_table(c).text();
+            for (i, line) in v.target_lines(c).iter().enumerate() {
+                let pad = if i == 0 { "" } else { "  " };
+                out += &format!("{pad}{}\n", terminal(line));
+            }
+        }
         Ok(out)
     }
 
@@ -166,6 +177,30 @@ impl Exporter for Terminal {
             v.table().text()
         ))
     }
+}
+
+/// The quiet report: the verdict line, then each failed retriever with
+/// why it failed, then where the rest is.
+fn quiet_gate(v: &GateView) -> String {
+    let mut out = v.headline() + "\n";
+    let failed: Vec<_> = v
+        .outcome
+        .retrievers
+        .iter()
+        .filter(|r| r.verdict() == crate::gate::Verdict::Fail)
+        .collect();
+    for r in &failed {
+        out += &format!(
+            "{} {}: {}\n",
+            v.verdict_word(r.verdict()),
+            terminal(&r.name),
+            terminal(&v.summary(r))
+        );
+    }
+    if !failed.is_empty() {
+        out += "(the full report, with the queries lost: rerun without --quiet)\n";
+    }
+    out
 }
 
 /// Flips as indented lines.

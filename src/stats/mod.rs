@@ -76,6 +76,7 @@
 //! - J. Cohen (1988). *Statistical Power Analysis for the Behavioral Sciences*,
 //!   2nd ed.
 
+pub mod binomial;
 mod bootstrap;
 mod correction;
 mod inference;
@@ -96,7 +97,7 @@ pub use bootstrap::{
     bootstrap, bootstrap_alphas, bootstrap_t, try_bootstrap, try_bootstrap_alphas, try_bootstrap_t,
     BootstrapSettings,
 };
-pub use correction::{bonferroni, holm};
+pub use correction::{benjamini_hochberg, bonferroni, holm};
 pub use inference::Inference;
 pub use power::{
     chance_any_below, min_detectable_drop, normal_cdf, queries_needed, t_quantile, z_quantile, Watch,

@@ -97,6 +97,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
         relevance_level: 1,
         metrics: w.metrics.clone(),
         depth: None,
+        run_depth: None,
         span_coverage: None,
         aggregates: Vec::new(),
         queries: w
