@@ -253,6 +253,7 @@ fn gate_pair(
         relevance_level: 1,
         metrics: w.prep.metrics.clone(),
         depth: None,
+        run_depth: None,
         span_coverage: None,
         aggregates: Vec::new(),
         queries: w
