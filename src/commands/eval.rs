@@ -45,7 +45,7 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         .collect::<Result<Vec<_>>>()?;
     if !specs.is_empty() && global.format() == Format::Trec {
         return Err(usage_error(
-            "--curve prints in --format table, json, markdown or csv",
+            "--curve prints in --format table, json, markdown, csv or html",
             "drop --format trec, or list the cutoffs with --metrics",
         ));
     }

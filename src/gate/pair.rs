@@ -297,7 +297,7 @@ pub(super) fn depth_warnings(
         let short: Vec<String> = metrics
             .iter()
             .filter(|m| m.is_candidates() == candidates)
-            .filter(|m| m.depth().map_or(true, |k| now < (k as usize).min(then)))
+            .filter(|m| m.depth().is_none_or(|k| now < (k as usize).min(then)))
             .map(|m| m.name())
             .collect();
         if short.is_empty() {

@@ -28,10 +28,11 @@ use anyhow::Result;
 use super::baseline::{plot_svg, HistoryView};
 use super::compare::CompareView;
 use super::eval::EvalView;
-use super::gate::{level, mc_digits, skewed, stage_loss_text, GateView, SKEW_HEADING};
+use super::gate::{level, p_text, skewed, stage_loss_text, GateView, SKEW_HEADING};
 use super::table::{f4, signed4, Align, Table};
 use super::{Exporter, Report};
 use crate::config::Decision;
+use crate::curve::Curve;
 use crate::escape::xml as esc;
 use crate::gate::{Check, CheckVerdict, Flip, RetrieverOutcome, StageOutcome, Verdict};
 use crate::stages::{Lost, LostIn};
@@ -319,29 +320,6 @@ fn short(v: f64) -> String {
     }
 }
 
-/// A p-value at the column's precision: one for the whole column, the
-/// coarsest any of its checks supports (three decimals when one carries
-/// Monte Carlo error at B = 10,000; four for exact tests).
-fn p_cell(p: f64, digits: usize) -> String {
-    if p.is_nan() {
-        return "-".into();
-    }
-    let floor = 10f64.powi(-(digits as i32));
-    if p < floor {
-        format!("<{floor:.digits$}")
-    } else {
-        format!("{p:.digits$}")
-    }
-}
-
-fn p_digits(r: &RetrieverOutcome) -> usize {
-    if r.checks.iter().any(|c| c.monte_carlo) {
-        mc_digits(r.resamples)
-    } else {
-        4
-    }
-}
-
 fn verdict_span(v: Verdict) -> String {
     format!(
         "<span class=\"{0}\">{1}</span>",
@@ -445,7 +423,6 @@ fn retriever_section(v: &GateView, r: &RetrieverOutcome, i: usize) -> String {
 fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
     let decision = v.outcome.settings.decision;
     let bound = v.bound_header();
-    let digits = p_digits(r);
     let sc = Scale::over(
         r.checks.iter().flat_map(|c| {
             let (a, b) = rule_interval(c, decision);
@@ -512,8 +489,8 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
             num(lvl),
             esc(&tol),
             esc(c.test.name()),
-            num(p_cell(c.cmp.p_value, digits)),
-            num(p_cell(c.cmp.p_adjusted, digits)),
+            num(p_text(c.cmp.p_value, r)),
+            num(p_text(c.cmp.p_adjusted, r)),
             num(c.mde().map_or("-".into(), f4)),
             c.verdict.name(),
             c.verdict.name()
@@ -1081,11 +1058,228 @@ fn eval_page(v: &EvalView) -> String {
         b += &table(&v.lost_table(sv), "Queries by stage");
         b += &table(&v.ceiling_table(sv), "Each final metric beside its ceiling");
     }
+    b += &curves(v);
     if v.per_query {
         b += "<h2>Per query</h2>\n";
         b += &table(&v.query_table(), "Each query's values");
     }
     page(&format!("rgate eval · {}", v.title()), &b)
+}
+
+/// Colours of a curve's scopes, `all` first.
+const SCOPE_COLORS: [&str; 8] = [
+    "#1a1a1a", "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf",
+];
+
+/// One `--curve` as a chart: per scope the mean at each k (a line), its 95%
+/// interval (a band), the ceiling of the candidates (dashed) and, with
+/// `--target`, the target (a dashed red line) and each scope's depth (a
+/// ring on its line). The table under it has every number.
+fn curve_chart(c: &Curve) -> String {
+    const W: f64 = 720.0;
+    const H: f64 = 320.0;
+    const L: f64 = 52.0;
+    const R: f64 = 170.0;
+    const T: f64 = 16.0;
+    const B: f64 = 40.0;
+    let ks: Vec<u32> = c
+        .scopes
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.k))
+        .collect();
+    let (k_lo, k_hi) = (
+        ks.iter().copied().min().unwrap_or(1),
+        ks.iter().copied().max().unwrap_or(1),
+    );
+    let x = |k: u32| {
+        if k_hi == k_lo {
+            L + (W - L - R) / 2.0
+        } else {
+            L + (W - L - R) * f64::from(k - k_lo) / f64::from(k_hi - k_lo)
+        }
+    };
+    let mut values: Vec<f64> = Vec::new();
+    for s in &c.scopes {
+        for p in &s.points {
+            values.push(p.mean);
+            values.extend(p.interval.map(|i| [i.low, i.high]).into_iter().flatten());
+            values.extend(p.ceiling);
+        }
+    }
+    values.extend(c.target);
+    let (mut lo, mut hi) = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((1.0f64, 0.0f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    if lo > hi {
+        (lo, hi) = (0.0, 1.0);
+    }
+    lo = ((lo - 0.02).max(0.0) * 10.0).floor() / 10.0;
+    hi = ((hi + 0.02).min(1.0) * 10.0).ceil() / 10.0;
+    if hi - lo < 0.1 {
+        hi = (lo + 0.1).min(1.0);
+        lo = hi - 0.1;
+    }
+    let y = |v: f64| T + (H - T - B) * (1.0 - (v.clamp(lo, hi) - lo) / (hi - lo));
+    let words = format!(
+        "{} for {} scope{}, k from {k_lo} to {k_hi}{}",
+        c.spec.name(),
+        c.scopes.len(),
+        if c.scopes.len() == 1 { "" } else { "s" },
+        c.target
+            .map_or(String::new(), |t| format!(", target {}", crate::diag::number(t)))
+    );
+    let mut s = format!(
+        "<svg class=\"curve\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{0}\"><title>{0}</title>",
+        esc(&words)
+    );
+    let steps = ((hi - lo) / 0.1).round() as usize;
+    for i in 0..=steps {
+        let v = lo + 0.1 * i as f64;
+        let yy = y(v);
+        let _ = write!(
+            s,
+            "<line x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#e5e5e5\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"11\" fill=\"#555\">{v:.1}</text>",
+            W - R,
+            L - 6.0,
+            yy + 4.0
+        );
+    }
+    let ticks: Vec<u32> = {
+        let span = k_hi - k_lo;
+        let step = [1u32, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]
+            .into_iter()
+            .find(|st| span / st <= 10)
+            .unwrap_or(span.max(1));
+        let first = k_lo.div_ceil(step) * step;
+        let mut t: Vec<u32> = std::iter::once(k_lo)
+            .chain((first..=k_hi).step_by(step as usize))
+            .collect();
+        t.dedup();
+        t
+    };
+    for k in ticks {
+        let xx = x(k);
+        let _ = write!(
+            s,
+            "<line x1=\"{xx:.1}\" y1=\"{:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">{k}</text>",
+            H - B,
+            H - B + 5.0,
+            H - B + 18.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<line x1=\"{L}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">k</text>",
+        H - B,
+        W - R,
+        H - B,
+        (L + W - R) / 2.0,
+        H - 6.0
+    );
+    if let Some(t) = c.target {
+        let yy = y(t);
+        let _ = write!(
+            s,
+            "<line class=\"target\" x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#b00020\" stroke-dasharray=\"5,3\"/>",
+            W - R
+        );
+    }
+    for (i, sc) in c.scopes.iter().enumerate() {
+        let color = SCOPE_COLORS[i % SCOPE_COLORS.len()];
+        let band: Vec<(u32, f64, f64)> = sc
+            .points
+            .iter()
+            .filter_map(|p| p.interval.map(|iv| (p.k, iv.low, iv.high)))
+            .collect();
+        if band.len() > 1 {
+            let upper = band.iter().map(|(k, _, h)| format!("{:.1},{:.1}", x(*k), y(*h)));
+            let lower = band
+                .iter()
+                .rev()
+                .map(|(k, l, _)| format!("{:.1},{:.1}", x(*k), y(*l)));
+            let pts: Vec<String> = upper.chain(lower).collect();
+            let _ = write!(
+                s,
+                "<polygon class=\"band\" points=\"{}\" fill=\"{color}\" fill-opacity=\"0.10\"/>",
+                pts.join(" ")
+            );
+        }
+        let line = |f: &dyn Fn(&crate::curve::Point) -> Option<f64>| -> Vec<String> {
+            sc.points
+                .iter()
+                .filter_map(|p| {
+                    f(p).filter(|v| v.is_finite())
+                        .map(|v| format!("{:.1},{:.1}", x(p.k), y(v)))
+                })
+                .collect()
+        };
+        let ceiling = line(&|p| p.ceiling);
+        if ceiling.len() > 1 {
+            let _ = write!(
+                s,
+                "<polyline class=\"ceiling\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"2,3\" points=\"{}\"/>",
+                ceiling.join(" ")
+            );
+        }
+        let mean = line(&|p| Some(p.mean));
+        let _ = write!(
+            s,
+            "<polyline class=\"mean\" data-scope=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+            esc(&sc.scope),
+            mean.join(" ")
+        );
+        if let Some(k) = sc.depth.as_ref().and_then(|d| d.k) {
+            if let Some(p) = sc.points.iter().find(|p| p.k == k) {
+                let _ = write!(
+                    s,
+                    "<circle class=\"depth\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"><title>{}: k = {k}</title></circle>",
+                    x(k),
+                    y(p.mean),
+                    esc(&sc.scope)
+                );
+            }
+        }
+        let ly = T + 8.0 + 18.0 * i as f64;
+        let _ = write!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\" stroke=\"{color}\" stroke-width=\"3\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} ({})</text>",
+            W - R + 12.0,
+            W - R + 32.0,
+            W - R + 38.0,
+            ly + 4.0,
+            esc(&sc.scope),
+            sc.n
+        );
+    }
+    s + "</svg>"
+}
+
+/// Each curve: its chart, its table, and the target's answer per scope.
+fn curves(v: &EvalView) -> String {
+    let mut b = String::new();
+    for c in v.curves {
+        let _ = writeln!(b, "<h2>Curve {}</h2>", esc(&c.spec.name()));
+        let _ = writeln!(
+            b,
+            "<figure>{}<figcaption>{} Line: the mean at each k; band: its interval; dotted: the ceiling of the candidates; dashed red: the target; ring: the depth that reaches it with confidence.</figcaption></figure>",
+            curve_chart(c),
+            esc(&v.curve_title(c))
+        );
+        let lines = v.target_lines(c);
+        if let Some((head, rest)) = lines.split_first() {
+            let _ = writeln!(b, "<p>{}</p>\n<ul class=\"target\">", esc(head));
+            for l in rest {
+                let _ = writeln!(b, "<li>{}</li>", esc(l));
+            }
+            b += "</ul>\n";
+        }
+        b += &table(
+            &v.curve_table(c),
+            &format!("{} per scope and cutoff", c.spec.name()),
+        );
+    }
+    b
 }
 
 #[cfg(test)]

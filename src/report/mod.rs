@@ -209,6 +209,6 @@ mod tests {
     fn an_unsupported_report_is_refused_in_the_cli_words() {
         let e = format!("{:#}", cannot_print("compare", "junit", Report::Compare));
         assert!(e.contains("`rgate compare` cannot print --format junit"), "{e}");
-        assert!(e.contains("it prints table, json, markdown or csv"), "{e}");
+        assert!(e.contains("it prints table, json, markdown, csv or html"), "{e}");
     }
 }

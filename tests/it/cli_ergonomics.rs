@@ -66,23 +66,23 @@ fn refused_formats_exit_2_and_name_the_ones_that_work() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["--format", "junit", "eval", "--gold", gold, "--run", run_],
-            "error: `rgate eval` cannot print --format junit\nhint: it prints table, json, markdown, csv or trec\n",
+            "error: `rgate eval` cannot print --format junit\nhint: it prints table, json, markdown, csv, trec or html\n",
         ),
         (
             &["--format", "trec", "compare", "--gold", gold, run_, run_],
-            "error: `rgate compare` cannot print --format trec\nhint: it prints table, json, markdown or csv\n",
+            "error: `rgate compare` cannot print --format trec\nhint: it prints table, json, markdown, csv or html\n",
         ),
         (
             &["--format", "junit", "compare", "--gold", gold, run_, run_],
-            "error: `rgate compare` cannot print --format junit\nhint: it prints table, json, markdown or csv\n",
+            "error: `rgate compare` cannot print --format junit\nhint: it prints table, json, markdown, csv or html\n",
         ),
         (
             &["--format", "trec", "gate"],
-            "error: `rgate gate` cannot print --format trec\nhint: it prints table, json, markdown, csv or junit\n",
+            "error: `rgate gate` cannot print --format trec\nhint: it prints table, json, markdown, csv, junit or html\n",
         ),
         (
             &["--format", "trec", "baseline", "update"],
-            "error: `rgate baseline update` cannot print --format trec\nhint: it prints table, json, markdown, csv or junit\n",
+            "error: `rgate baseline update` cannot print --format trec\nhint: it prints table, json, markdown, csv, junit or html\n",
         ),
         (
             &["--format", "junit", "baseline", "show", "hybrid"],

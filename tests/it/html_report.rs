@@ -721,3 +721,72 @@ fn the_top_k_shown_is_the_cutoff_that_lost_the_query() {
         .collect();
     assert_eq!(lists, [base, cur]);
 }
+
+/// `eval --curve` plots each scope's means, and the table under the chart
+/// holds every point of the JSON report's `curves[]`.
+#[test]
+fn eval_plots_each_curve_with_its_points() {
+    let p = TestProject::demo(&["hybrid"]);
+    let args = [
+        "eval",
+        "--gold",
+        "demo/gold.yaml",
+        "--run",
+        "demo/runs/hybrid.jsonl",
+        "--curve",
+        "recall@1..20",
+        "--target",
+        "0.8",
+    ];
+    let o = p.run(&[&args[..], &["--format", "html"]].concat());
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let doc = parse(&o.stdout);
+    assert_offline(&doc);
+    let (_, j) = p.json(&args);
+    let scopes = j["curves"][0]["scopes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{j}"));
+    let chart = doc
+        .descendants()
+        .find(|n| n.has_tag_name("svg") && n.attribute("class") == Some("curve"))
+        .expect("a curve chart");
+    let lines: Vec<&str> = chart
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("mean"))
+        .filter_map(|n| n.attribute("data-scope"))
+        .collect();
+    let names: Vec<&str> = scopes.iter().map(|s| s["scope"].as_str().unwrap()).collect();
+    assert_eq!(lines, names);
+    // Each line has a vertex per cutoff.
+    for l in chart
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("mean"))
+    {
+        assert_eq!(l.attribute("points").unwrap().split(' ').count(), 20);
+    }
+    // The table: one row per scope and k, the mean as JSON has it.
+    let rows: Vec<Vec<String>> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("table"))
+        .find(|t| text(*t).contains("recall@1..20 per scope and cutoff"))
+        .expect("the curve table")
+        .descendants()
+        .filter(|n| n.has_tag_name("tr"))
+        .skip(1)
+        .map(|tr| tr.children().filter(|c| c.is_element()).map(text).collect())
+        .collect();
+    assert_eq!(rows.len(), names.len() * 20);
+    for s in scopes {
+        for pt in s["points"].as_array().unwrap() {
+            let k = pt["k"].as_u64().unwrap().to_string();
+            let row = rows
+                .iter()
+                .find(|r| r[0] == s["scope"].as_str().unwrap() && r[2] == k)
+                .unwrap_or_else(|| panic!("{} k={k}", s["scope"]));
+            assert_eq!(row[3], format!("{:.4}", pt["mean"].as_f64().unwrap()));
+        }
+    }
+    // The target's answer per scope, in words.
+    let all = text(doc.root());
+    assert!(all.contains("target recall@k >= 0.8"), "{all}");
+}
