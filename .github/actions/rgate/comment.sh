@@ -93,10 +93,15 @@ fi
 
 # The body: the marker, then the report, cut to the limit when it is over.
 report_bytes=$(wc -c < "$REPORT")
-footer_bytes=$(printf '%s' "$footer" | wc -c)
+footer_bytes=0
+if [ -n "$footer" ]; then footer_bytes=$(($(printf '%s\n' "$footer" | wc -c))); fi
 size=$((report_bytes + ${#marker} + 1 + footer_bytes))
 if [ "$size" -le "$limit" ]; then
-  { echo "$marker"; cat "$REPORT"; printf '%s' "$footer"; } > "$work/body"
+  {
+    echo "$marker"
+    cat "$REPORT"
+    if [ -n "$footer" ]; then printf '%s\n' "$footer"; fi
+  } > "$work/body"
 else
   # The gate puts the whole report in the job summary, or, past the
   # summary's own limit (1 MiB), the name of its file (src/github.rs).
