@@ -1482,7 +1482,7 @@ mod tests {
             }
         }
         for item in names.split(',') {
-            let name = item.trim().replace("@k", "@10");
+            let name = item.trim().replace("@k", "@10").replace("@x", "@0.5");
             let m: Metric = name.parse().unwrap();
             assert!(m.trec_eval_name().is_some(), "{item}");
         }

@@ -47,7 +47,6 @@ mod gold_speed;
 mod gold_team;
 mod input_limits;
 mod layering;
-mod measures_gate;
 mod measures_ir_measures;
 mod measures_trec_eval;
 mod neutralise;
