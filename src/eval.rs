@@ -120,7 +120,8 @@ impl Summary {
             means: scores
                 .values
                 .iter()
-                .map(|v| mean_of(v, order.iter().copied()))
+                .zip(&scores.metrics)
+                .map(|(v, m)| crate::metrics::aggregate(m, v, order.iter().copied()))
                 .collect(),
         };
         let members = members_by_stratum(gold, &order);
@@ -134,7 +135,8 @@ impl Summary {
                 means: scores
                     .values
                     .iter()
-                    .map(|v| mean_of(v, idx.iter().copied()))
+                    .zip(&scores.metrics)
+                    .map(|(v, m)| crate::metrics::aggregate(m, v, idx.iter().copied()))
                     .collect(),
             })
             .collect();
@@ -246,21 +248,10 @@ impl MeanIntervals {
     }
 }
 
-/// Whether a metric's per-query values can only lie in [0, 1]: every
-/// family's can (a share of documents, a reciprocal rank, a gain normalised
-/// by its ideal). The match has no catch-all, so a new family must say.
+/// Whether a metric's per-query values can only lie in [0, 1]: the
+/// family's table entry says (counts and utility do not).
 fn in_unit_interval(m: &Metric) -> bool {
-    use crate::metrics::Kind;
-    match m.kind {
-        Kind::Recall
-        | Kind::HitRate
-        | Kind::Precision
-        | Kind::Mrr
-        | Kind::Ndcg
-        | Kind::Map
-        | Kind::RPrecision
-        | Kind::Judged => true,
-    }
+    m.family().unit
 }
 
 /// Which row of a [`Summary`].
@@ -351,6 +342,7 @@ mod tests {
                 num_rel: (q % 5) as u32,
                 ideal: vec![2.0; q % 3],
                 relevance_level: 1,
+                zeros: 0,
             })
             .collect();
         let metrics = crate::metrics::parse_list(&["recall@10,AP,candidates:recall@100,nDCG@10"]).unwrap();

@@ -472,11 +472,62 @@ pub struct QueryContext {
     /// nDCG. trec_eval builds it from every judged grade, whatever `-l` says.
     pub ideal: Vec<f64>,
     pub relevance_level: i32,
+    /// Labels of grade 0: with `ideal`, every judged grade's count (the
+    /// measures of judged non-relevant documents, bpref's and the gain
+    /// tables', need them).
+    pub zeros: u32,
 }
 
 impl QueryContext {
+    /// Labels judged not relevant: a grade from 0 below the relevance level
+    /// (trec_eval sums `rel_levels` below `-l`).
+    pub fn num_nonrel(&self) -> u32 {
+        let below = self
+            .ideal
+            .iter()
+            .filter(|&&g| g < f64::from(self.relevance_level))
+            .count() as u32;
+        if self.relevance_level > 0 {
+            self.zeros + below
+        } else {
+            0
+        }
+    }
+
+    /// (grade, labels) for grade 0 and each positive grade judged, by
+    /// increasing grade; empty when no label has a grade of 0 or more.
+    pub fn grade_counts(&self) -> Vec<(i64, u32)> {
+        if self.ideal.is_empty() && self.zeros == 0 {
+            return Vec::new();
+        }
+        let mut out = vec![(0i64, self.zeros)];
+        for g in self.ideal.iter().rev() {
+            let g = *g as i64;
+            match out.last_mut() {
+                Some(last) if last.0 == g => last.1 += 1,
+                _ => out.push((g, 1)),
+            }
+        }
+        out
+    }
+
+    /// The same query counted from relevance level `level` (ir_measures'
+    /// `rel=`).
+    pub fn at_level(&self, level: i32) -> QueryContext {
+        let mut c = self.clone();
+        c.relevance_level = level;
+        let positive = self.ideal.iter().filter(|&&g| g >= f64::from(level)).count() as u32;
+        c.num_rel = if level <= 0 {
+            positive + self.zeros
+        } else {
+            positive
+        };
+        c
+    }
+
     pub fn new(q: &GoldQuery, relevance_level: i32) -> QueryContext {
         let mut num_rel = 0u32;
+        let mut zeros = 0u32;
         let mut gains = 0;
         // How many labels of each grade 1..=SMALL: grades are nearly always
         // small, and then the ideal ranking is written out largest first
@@ -486,6 +537,7 @@ impl QueryContext {
         let mut small = true;
         for g in q.grades() {
             num_rel += u32::from(is_relevant(g, relevance_level));
+            zeros += u32::from(g == 0);
             if g > 0 {
                 gains += 1;
                 match count.get_mut(g as usize - 1) {
@@ -512,6 +564,7 @@ impl QueryContext {
             num_rel,
             ideal,
             relevance_level,
+            zeros,
         }
     }
 

@@ -31,7 +31,7 @@
 //! // Relevant documents (grade 1) retrieved at ranks 2 and 5 of 10; the
 //! // gold set knows 4 relevant ones.
 //! let ranking = Ranking { num_ret: 10, hits: vec![Hit { rank: 2, grade: 1 }, Hit { rank: 5, grade: 1 }], chunks: None };
-//! let ctx = QueryContext { num_rel: 4, ideal: vec![1.0; 4], relevance_level: 1 };
+//! let ctx = QueryContext { num_rel: 4, ideal: vec![1.0; 4], relevance_level: 1, zeros: 0 };
 //! let recall: Metric = "R@5".parse().unwrap();
 //! assert_eq!(recall.name(), "recall@5");
 //! assert_eq!(recall.trec_eval_name().as_deref(), Some("recall_5"));

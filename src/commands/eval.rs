@@ -6,7 +6,8 @@ use crate::cli::{EvalArgs, Global, NamesArg};
 use crate::curve::{Curve, CurveSpec};
 use crate::diag::{usage_error, Warnings};
 use crate::fsutil::emit;
-use crate::pipeline::{self, EvalOptions, EvalRun, RunSource};
+use crate::metrics::{Metric, Value};
+use crate::pipeline::{self, EvalOptions, EvalRun, GoldInput, RunSource};
 use crate::report::eval::{EvalView, StageView};
 use crate::report::Format;
 
@@ -58,8 +59,9 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         .maybe(args.chunks.as_ref(), "the chunk map")
         .maybe(args.candidates.as_ref(), "the candidate list");
     guard.check(global.output.as_deref())?;
+    let mut warnings = Warnings::default();
     let opts = EvalOptions {
-        gold: super::gold_input(&args.gold),
+        gold: numbers_only(super::gold_input(&args.gold), global.format(), &mut warnings)?,
         run: RunSource::File(args.run.clone()),
         run_format: args.gold.run_format.map(Into::into),
         chunks: args.chunks.clone(),
@@ -74,7 +76,6 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
         },
         seed: args.seed,
     };
-    let mut warnings = Warnings::default();
     let evaluated = pipeline::eval(&opts, &mut warnings);
     warnings.emit(global.quiet);
     let evaluated = evaluated?;
@@ -93,4 +94,36 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
     // one allocation at a time would only delay the exit.
     std::mem::forget(evaluated);
     Ok(0)
+}
+
+/// trec_eval's text measures (runid, relstring: `-m all_trec` has both)
+/// print only as `--format trec` lines; another format has no place for a
+/// string where a number goes, so they are left out, and said so.
+fn numbers_only(mut gold: GoldInput, format: Format, warnings: &mut Warnings) -> Result<GoldInput> {
+    if format == Format::Trec || gold.metrics.is_empty() {
+        return Ok(gold);
+    }
+    let metrics = crate::metrics::parse_list(&gold.metrics)?;
+    let (text, numbers): (Vec<Metric>, Vec<Metric>) =
+        metrics.into_iter().partition(|m| m.family().value == Value::Text);
+    if text.is_empty() {
+        return Ok(gold);
+    }
+    let names: Vec<String> = text.iter().map(|m| format!("`{m}`")).collect();
+    if numbers.is_empty() {
+        return Err(usage_error(
+            format!(
+                "{} {} text, which only --format trec prints",
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" }
+            ),
+            "add --format trec, or name a metric with a number",
+        ));
+    }
+    warnings.push(format!(
+        "{} left out: trec_eval's text measures print only with --format trec",
+        names.join(", ")
+    ));
+    gold.metrics = numbers.iter().map(Metric::name).collect();
+    Ok(gold)
 }

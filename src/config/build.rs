@@ -117,8 +117,11 @@ fn metric_list(cx: &Cx, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<M
         return Ok(out);
     };
     for item in &items.value {
-        for part in item.value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let m: Metric = part.parse().map_err(|e| input_error(cx.path, line(item), e))?;
+        // One entry may list several (`recall@10, mrr`), or `all_trec`, or
+        // a measure whose parameters hold commas (`utility(2,-1,0,0)`).
+        let listed =
+            metrics::parse_list(&[item.value.as_str()]).map_err(|e| input_error(cx.path, line(item), e))?;
+        for m in listed {
             out.add(m, line(item));
         }
     }

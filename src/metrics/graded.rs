@@ -45,6 +45,31 @@ pub fn ndcg(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     }
 }
 
+/// The highest grade gdeval accepts (its `$MAX_JUDGMENT`); a higher grade
+/// counts as this one here, where gdeval would refuse the qrels.
+pub const ERR_MAX_GRADE: i32 = 4;
+
+/// Expected reciprocal rank (Chapelle et al., CIKM 2009) as gdeval.pl
+/// computes it, which is what ir_measures' `ERR@k` runs: the chance that a
+/// user stops at rank r is R_r = (2^g - 1) / 2^4, and ERR@k sums
+/// R_r / r times the chance of reaching r, over the top k. A rank without a
+/// positive grade changes neither the sum nor the chance, so only hits are
+/// visited.
+pub fn err(r: &Ranking, _: &QueryContext, k: u32) -> f64 {
+    let max = f64::from(ERR_MAX_GRADE).exp2();
+    let mut score = 0.0;
+    let mut decay = 1.0;
+    for h in r.chunk_hits().iter().take_while(|h| h.rank <= k) {
+        if h.grade <= 0 {
+            continue;
+        }
+        let stop = (f64::from(h.grade.min(ERR_MAX_GRADE)).exp2() - 1.0) / max;
+        score += stop * decay / f64::from(h.rank);
+        decay *= 1.0 - stop;
+    }
+    score
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +90,7 @@ mod tests {
             num_rel: 2,
             ideal: vec![2.0, 1.0],
             relevance_level: 1,
+            zeros: 0,
         };
         let r = ranking(&[(1, 1), (2, 2), (3, 0)]);
         let dcg = 1.0 + 2.0 / 3f64.log2();
@@ -81,10 +107,26 @@ mod tests {
             num_rel: 2,
             ideal: vec![1.0, 1.0],
             relevance_level: 1,
+            zeros: 0,
         };
         let r = ranking(&[(2, 1), (3, 1)]);
         let want = (1.0 / 3f64.log2() + 0.5) / (1.0 + 1.0 / 3f64.log2());
         assert!((ndcg(&r, &q, 3) - want).abs() < 1e-15);
+    }
+
+    #[test]
+    fn err_by_hand() {
+        // Grade 2 at rank 1 (R = 3/16), grade 4 at rank 3 (R = 15/16).
+        let q = QueryContext {
+            num_rel: 2,
+            ideal: vec![4.0, 2.0],
+            relevance_level: 1,
+            zeros: 0,
+        };
+        let r = ranking(&[(1, 2), (2, 0), (3, 4)]);
+        let want = 3.0 / 16.0 + (15.0 / 16.0) * (13.0 / 16.0) / 3.0;
+        assert!((err(&r, &q, 10) - want).abs() < 1e-15);
+        assert_eq!(err(&r, &q, 1), 3.0 / 16.0);
     }
 
     #[test]
@@ -93,6 +135,7 @@ mod tests {
             num_rel: 0,
             ideal: vec![],
             relevance_level: 1,
+            zeros: 0,
         };
         assert_eq!(ndcg(&ranking(&[(1, 0)]), &q, 10), 0.0);
     }
@@ -103,6 +146,7 @@ mod tests {
             num_rel: 1,
             ideal: vec![1.0],
             relevance_level: 1,
+            zeros: 0,
         };
         assert_eq!(ndcg(&ranking(&[(1, 1)]), &q, 1000), 1.0);
     }

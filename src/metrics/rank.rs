@@ -103,6 +103,7 @@ mod tests {
             num_rel,
             ideal: vec![1.0; num_rel as usize],
             relevance_level: 1,
+            zeros: 0,
         }
     }
 

@@ -43,6 +43,15 @@ pub fn hit_rate(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
     }
 }
 
+/// Relevant in the top k over the most that could be there, min(k, R)
+/// (trec_eval's `relative_P.k`, `m_rel_P.c`); 0 when nothing is relevant.
+pub fn relative_precision(r: &Ranking, q: &QueryContext, k: u32) -> f64 {
+    if q.num_rel == 0 {
+        return 0.0;
+    }
+    f64::from(relevant_within(r.chunk_hits(), q, k)) / f64::from(k.min(q.num_rel))
+}
+
 /// Share of the retrieved top k that carry a label of grade 0 or more.
 /// The denominator is what was retrieved within k (not k itself), as
 /// ir_measures' `Judged@k` computes it: the question is how much of what
@@ -72,6 +81,7 @@ mod tests {
             num_rel,
             ideal: vec![1.0; num_rel as usize],
             relevance_level: 1,
+            zeros: 0,
         }
     }
 
@@ -128,6 +138,7 @@ mod tests {
             num_rel: 1,
             ideal: vec![2.0, 1.0],
             relevance_level: 2,
+            zeros: 0,
         };
         assert_eq!(hit_rate(&r, &q, 1), 0.0);
         assert_eq!(recall(&r, &q, 2), 1.0);

@@ -92,6 +92,10 @@ pub fn eval(opts: &EvalOptions, warnings: &mut Warnings) -> Result<EvalRun> {
         };
         Ok((judged, candidates))
     })?;
+    let mut judged = judged;
+    if prep.metrics.iter().any(|m| m.kind == crate::metrics::Kind::RunId) {
+        judged.run_tag = Some(run_tag(&judged));
+    }
     warnings.0.extend(prep.warnings.iter().cloned());
     warnings.0.extend(judged.warnings.iter().cloned());
     let candidates = candidates.map(|c| stage_run(&prep, &judged, c, opts.cutoff));
@@ -220,4 +224,29 @@ pub fn curves(
         seed,
     };
     Ok(specs.iter().map(|s| compute(s, &inputs, target)).collect())
+}
+
+/// The run's tag, as trec_eval's `runid` prints it: the sixth field of a
+/// TREC run's first line (trec_eval takes the tag of its first query's
+/// results; a run keeps one tag throughout). Another run format, or a run
+/// in memory, has none: its file name stands for it.
+fn run_tag(run: &JudgedRun) -> String {
+    use std::io::{BufRead, BufReader, Read};
+    let stem = || {
+        run.path
+            .file_stem()
+            .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned())
+    };
+    if run.format != RunFormat::Trec {
+        return stem();
+    }
+    let Ok(file) = std::fs::File::open(&run.path) else {
+        return stem();
+    };
+    // One line, however long the file: at most 64 KiB of it.
+    let mut line = String::new();
+    if BufReader::new(file.take(1 << 16)).read_line(&mut line).is_err() {
+        return stem();
+    }
+    line.split_whitespace().nth(5).map_or_else(stem, str::to_string)
 }

@@ -79,6 +79,9 @@ pub struct JudgedRun {
     /// spans needs the text its chunks held, not only their ids.
     pub top_places: Option<Vec<Vec<Option<Place>>>>,
     pub warnings: Warnings,
+    /// The run's tag (a TREC run's sixth field), which trec_eval prints as
+    /// `runid`; set by the pipeline when that measure is asked for.
+    pub run_tag: Option<String>,
 }
 
 /// What a parser tallies while reading, turned into warnings at the end.
@@ -158,6 +161,7 @@ impl JudgedRun {
             present,
             top_ids,
             top_places: None,
+            run_tag: None,
             warnings,
         }
     }

@@ -50,6 +50,8 @@ mod input_limits;
 mod knobs_compare;
 mod knobs_curve;
 mod layering;
+mod measures_ir_measures;
+mod measures_trec_eval;
 mod neutralise;
 mod power;
 mod processes;
