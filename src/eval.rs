@@ -68,20 +68,9 @@ impl Scores {
     }
 }
 
-/// Mean of the values at `idx` (summed in order, as trec_eval sums).
-pub fn mean_of(values: &[f64], idx: impl IntoIterator<Item = usize>) -> f64 {
-    let mut sum = 0.0;
-    let mut n = 0usize;
-    for i in idx {
-        sum += values[i];
-        n += 1;
-    }
-    if n == 0 {
-        0.0
-    } else {
-        sum / n as f64
-    }
-}
+/// Kept here for the callers that average scores; it lives with the
+/// metrics, whose `all` lines it forms.
+pub use crate::metrics::mean_of;
 
 /// One row of means: a scope (all, a stratum, macro) and a mean per metric.
 #[derive(Debug, Clone, PartialEq)]

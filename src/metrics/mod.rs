@@ -940,12 +940,27 @@ impl fmt::Display for Metric {
     }
 }
 
+/// Mean of the values at `idx` (summed in order, as trec_eval sums).
+pub fn mean_of(values: &[f64], idx: impl IntoIterator<Item = usize>) -> f64 {
+    let mut sum = 0.0;
+    let mut n = 0usize;
+    for i in idx {
+        sum += values[i];
+        n += 1;
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
 /// The all-query (or stratum) value of `values` at `idx`, as trec_eval
 /// forms its `all` line: summed in order, then divided (or not, for a
 /// count; or on the log scale, for a geometric mean).
 pub fn aggregate(m: &Metric, values: &[f64], idx: impl IntoIterator<Item = usize>) -> f64 {
     match m.family().agg {
-        Agg::Mean => crate::eval::mean_of(values, idx),
+        Agg::Mean => mean_of(values, idx),
         Agg::Sum => idx.into_iter().map(|i| values[i]).sum(),
         Agg::GeoMean => {
             const MIN_GEO_MEAN: f64 = 0.00001;

@@ -952,6 +952,16 @@ fn compare_page(v: &CompareView) -> String {
         esc(&v.settings_line())
     );
     b += &table(&v.means_table(), "Means of each run over every query");
+    let _ = writeln!(b, "<p class=\"lead statement\">{}</p>", esc(&v.statement()));
+    if v.family.ranking.len() > 1 {
+        b += &table(
+            &v.ranking_table(),
+            &format!(
+                "The variants ranked by {}, each against {}",
+                v.family.metric, v.runs[0].name
+            ),
+        );
+    }
     if !v.comparisons.is_empty() {
         b += &side_by_side(v);
     }
@@ -960,7 +970,10 @@ fn compare_page(v: &CompareView) -> String {
         let _ = writeln!(b, "<h2>{}</h2>", esc(&caption));
         b += &table(
             &v.rows_table(k),
-            &format!("{caption}: per metric and stratum (* significant after Holm)"),
+            &format!(
+                "{caption}: per metric and stratum (* significant after {})",
+                v.family.correction.words()
+            ),
         );
         let skewed = v.skewed(k);
         if !skewed.is_empty() {
@@ -987,8 +1000,9 @@ fn side_by_side(v: &CompareView) -> String {
         150.0,
     );
     let mut s = format!(
-        "<h2>Variants side by side</h2>\n<table class=\"side-by-side\">\n<caption>Delta from {} with its {level} interval (bar); blue: significant after Holm</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">{}</th>",
+        "<h2>Variants side by side</h2>\n<table class=\"side-by-side\">\n<caption>Delta from {} with its {level} interval (bar); blue: significant after {}</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">{}</th>",
         esc(&v.runs[0].name),
+        v.family.correction.words(),
         esc(&v.runs[0].name)
     );
     for r in &v.runs[1..] {

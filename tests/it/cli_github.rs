@@ -105,7 +105,7 @@ fn a_failing_gate_in_actions() {
     );
     assert!(
         errors[1].starts_with(
-            "::error title=rgate%3A r regressed on recall@10 (ops%3A a%2Cb 100%25)::r: recall@10 on ops: a,b 100%25 fell 0.7500"
+            "::error title=rgate%3A r regressed on recall@10 (ops%3A a%2Cb 100%25)::r: recall@10 on ops: a,b 100%25 fell 0.75"
         ),
         "{}",
         errors[1]

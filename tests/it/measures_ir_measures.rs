@@ -38,6 +38,9 @@ fn expected(case: &str) -> BTreeMap<(String, String), f64> {
         .collect()
 }
 
+/// The number of values compared: the fixture's lines less the measures
+/// skipped below (counted from the .tsv files with a line filter, not by
+/// this code), so a skip that swallowed a whole measure would show.
 fn check(case: &str, gold: &str, results: &str) -> usize {
     let want = expected(case);
     let mut names: Vec<String> = Vec::new();
@@ -110,7 +113,7 @@ fn check(case: &str, gold: &str, results: &str) -> usize {
 fn graded_qrels_with_negative_grades() {
     assert_eq!(
         check("rel_level", "trec_eval/qrels.rel_level", "trec_eval/results.test"),
-        112
+        108
     );
 }
 
@@ -119,7 +122,7 @@ fn graded_qrels_with_negative_grades() {
 fn a_missing_query() {
     assert_eq!(
         check("trunc", "trec_eval/qrels.test", "trec_eval/results.trunc"),
-        120
+        112
     );
 }
 
@@ -129,7 +132,7 @@ fn a_missing_query() {
 fn ties_and_a_query_without_results() {
     assert_eq!(
         check("ties", "ir_measures/qrels.ties", "ir_measures/run.ties"),
-        112
+        96
     );
 }
 
