@@ -473,8 +473,9 @@ mod tests {
     /// documents packed with their scores.
     #[test]
     fn rows_group_by_query_into_packed_ids() {
+        type Grouped<'a> = Vec<(&'a str, Vec<(&'a str, Option<f64>)>)>;
         let run = MemoryRun::from_rows("r", [("q2", "d1", 1.0), ("q1", "é", 0.5), ("q2", "", 2.0)]);
-        let ids: Vec<(&str, Vec<(&str, Option<f64>)>)> = run
+        let ids: Grouped = run
             .queries
             .iter()
             .map(|(q, r)| match r {
