@@ -24,6 +24,9 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+/// Gold labels per query as read from a dict: `(query, [(doc, grade)])`.
+type GradedGold = Vec<(String, Vec<(String, i32)>)>;
+
 use rgate::run::memory::{Packed, Ranked, RowsBuilder};
 
 use crate::bad;
@@ -134,7 +137,8 @@ impl<'py> Reader<'py> {
             if ffi::PyLong_CheckExact(obj) != 0 {
                 let mut overflow = 0;
                 let v = ffi::PyLong_AsLongAndOverflow(obj, &mut overflow);
-                if overflow == 0 && !(v == -1 && !ffi::PyErr_Occurred().is_null()) {
+                // -1 with an error set is a failure; -1 alone is the value.
+                if overflow == 0 && (v != -1 || ffi::PyErr_Occurred().is_null()) {
                     if let Ok(g) = i32::try_from(v) {
                         return Ok(g);
                     }
@@ -274,7 +278,7 @@ impl<'py> Reader<'py> {
     }
 
     /// `{qid: {doc: grade}}`.
-    pub fn graded_gold(&mut self, d: &Bound<'py, PyDict>) -> PyResult<Vec<(String, Vec<(String, i32)>)>> {
+    pub fn graded_gold(&mut self, d: &Bound<'py, PyDict>) -> PyResult<GradedGold> {
         let mut queries = Vec::with_capacity(d.len());
         self.each_item(d, "the qrels dict", "a query id", |r, qid, labels| {
             let labels = unsafe { Bound::from_borrowed_ptr(r.py, labels) };
@@ -299,7 +303,7 @@ impl<'py> Reader<'py> {
     }
 
     /// `{qid: [doc, ...]}`: each document relevant, grade 1.
-    pub fn listed_gold(&mut self, d: &Bound<'py, PyDict>) -> PyResult<Vec<(String, Vec<(String, i32)>)>> {
+    pub fn listed_gold(&mut self, d: &Bound<'py, PyDict>) -> PyResult<GradedGold> {
         let mut queries = Vec::with_capacity(d.len());
         self.each_item(d, "the qrels dict", "a query id", |r, qid, docs| {
             let docs = unsafe { Bound::from_borrowed_ptr(r.py, docs) };
