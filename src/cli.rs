@@ -707,10 +707,6 @@ pub struct EvalArgs {
     /// 95% confidence (a one-sided binomial bound): the depth to rerank
     #[arg(long, value_name = "T", requires = "curves")]
     pub target: Option<f64>,
-    /// Print every measure rgate computes, with its trec_eval and
-    /// ir_measures names, and exit
-    #[arg(long, exclusive = true)]
-    pub list_metrics: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -32,15 +32,6 @@ fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool, curves: &'a [Cu
 }
 
 pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
-    if args.list_metrics {
-        let headers = ["metric", "aliases", "trec_eval", "ir_measures"];
-        let mut t = crate::report::table::Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
-        for row in crate::metrics::metric_table() {
-            t.push(row.to_vec());
-        }
-        emit(global.output.as_deref(), &t.text())?;
-        return Ok(0);
-    }
     let trec_names = args.names == NamesArg::TrecEval;
     if trec_names && global.format() != Format::Trec {
         return Err(usage_error(
