@@ -20,6 +20,10 @@
 #                   measures, B resamples; the baseline is recorded untimed)
 #   rgate baseline update   run_a recorded again over that baseline
 #   trec_eval       -m recall.10,100 -m P.10 -m recip_rank -m ndcg_cut.10 -m map (if on PATH)
+#   trec_eval all_trec / rgate eval all_trec: every trec_eval measure, both
+#                   (with trec_eval); their outputs are compared byte for byte
+#   rgate eval (before): the six measures with RGATE_BEFORE_BIN, an earlier
+#                   build, to show a change kept the speed
 # with M = recall@10,recall@100,P@10,RR,nDCG@10,AP. Each is run BENCH_REPEAT
 # times: the table shows the smallest wall time and the largest peak RSS
 # ("Maximum resident set size"), and the ratios to pytrec_eval. Wall time is
@@ -30,6 +34,8 @@
 # means equal pytrec_eval's to 4 decimals.
 #
 # Environment:
+#   TREC_EVAL        trec_eval binary (default: trec_eval on PATH)
+#   RGATE_BEFORE_BIN an earlier rgate build, timed beside this one
 #   RGATE_BIN        rgate binary (default <repo>/target/release/rgate); when it
 #                    is missing the rgate rows say "rgate: not built"
 #   BENCH_BUILD=1    with RGATE_BIN unset: run `cargo build --release` first
@@ -90,7 +96,8 @@ if ! "$PY" -c 'import pytrec_eval' 2>/dev/null; then
     fi
 fi
 
-TREC_EVAL="$(command -v trec_eval || true)"
+TREC_EVAL="${TREC_EVAL:-$(command -v trec_eval || true)}"
+RGATE_BEFORE_BIN="${RGATE_BEFORE_BIN:-}"
 
 # --- measurement -----------------------------------------------------------------
 TSV="$BENCH_DIR/results.tsv"
@@ -201,9 +208,20 @@ EOF
         skip_row "$size" "rgate compare" "rgate: not built"
         skip_row "$size" "rgate gate" "rgate: not built"
     fi
+    if [[ -n "$RGATE_BEFORE_BIN" ]]; then
+        measure "$size" "rgate eval (before)" "$out/rgate_eval_before.json" \
+            "$RGATE_BEFORE_BIN" eval --gold "$qrels" --run "$run_a" --metrics "$METRICS" --format json
+    fi
     if [[ -n "$TREC_EVAL" ]]; then
         measure "$size" "trec_eval" "$out/trec_eval.txt" "$TREC_EVAL" -m recall.10,100 -m P.10 \
             -m recip_rank -m ndcg_cut.10 -m map "$qrels" "$run_a"
+        # Every measure trec_eval has (issue 30): both print the same lines,
+        # so their outputs are compared byte for byte below.
+        measure "$size" "trec_eval all_trec" "$out/trec_eval_all.txt" "$TREC_EVAL" -m all_trec "$qrels" "$run_a"
+        if ((RGATE_OK)); then
+            measure "$size" "rgate eval all_trec" "$out/rgate_eval_all.txt" \
+                "$RGATE_BIN" eval --gold "$qrels" --run "$run_a" --metrics all_trec --names trec_eval --format trec
+        fi
     fi
 done
 
@@ -304,6 +322,30 @@ if len(sizes) > 1:
         if len(pts) > 1:
             desc = ", ".join(f"{s}: {spm:.3f} s/Mline, {mib:.0f} MiB" for s, spm, mib in pts)
             out.append(f"- {tool}: {desc}; s/Mline {pts[-1][0]} vs {pts[0][0]}: {pts[-1][1] / pts[0][1]:.2f}x")
+
+# rgate against itself before a change, and against trec_eval on every
+# measure: ratios of two tools timed in this same run.
+pairs = [("rgate eval", "rgate eval (before)", "six measures, this build vs RGATE_BEFORE_BIN"),
+         ("rgate eval all_trec", "trec_eval all_trec", "all_trec, rgate vs trec_eval"),
+         ("rgate eval", "trec_eval", "six measures, rgate vs trec_eval")]
+lines = []
+for s in sizes:
+    for mine, other, label in pairs:
+        a, b = by.get((s, mine)), by.get((s, other))
+        if not (a and b and a["status"] == "ok" and b["status"] == "ok"):
+            continue
+        wa, wb = num(a["wall_s_min"]), num(b["wall_s_min"])
+        ra, rb = num(a["max_rss_kb"]), num(b["max_rss_kb"])
+        if not (wa and wb and ra and rb):
+            continue
+        lines.append(f"- {s} {label}: {wa:.3f} s vs {wb:.3f} s ({wb / wa:.2f}x), "
+                     f"{ra / 1024:.0f} MiB vs {rb / 1024:.0f} MiB ({rb / ra:.2f}x)")
+    a, b = by.get((s, "rgate eval all_trec")), by.get((s, "trec_eval all_trec"))
+    if a and b and a["status"] == "ok" and b["status"] == "ok":
+        same = open(a["output"], "rb").read() == open(b["output"], "rb").read()
+        lines.append(f"- {s} all_trec output: {'byte for byte equal to' if same else 'DIFFERS from'} trec_eval's")
+if lines:
+    out += ["", "Ratios (the second tool's wall time and memory over the first's):", ""] + lines
 
 # agreement with pytrec_eval, 4 decimals
 NAMES = [("recall_10", "recall@10"), ("recall_100", "recall@100"), ("P_10", "precision@10"),

@@ -1,7 +1,7 @@
 //! The command line, as clap derive types. Global options are accepted before
 //! or after the subcommand.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -641,8 +641,11 @@ pub struct GoldPick {
 #[derive(Debug, Args, Clone)]
 pub struct GoldArgs {
     /// Gold set: YAML, JSON, JSONL, or TREC qrels
-    #[arg(long, value_name = "FILE")]
-    pub gold: PathBuf,
+    // An Option only so that `eval --list-metrics` (exclusive, which clap
+    // lets stand without the required arguments) parses; clap still
+    // requires it otherwise. Read it through [`GoldArgs::gold_path`].
+    #[arg(long, value_name = "FILE", required = true)]
+    pub gold: Option<PathBuf>,
     /// Strata for TREC qrels: `qid<TAB>stratum` per line
     #[arg(long, value_name = "FILE")]
     pub strata: Option<PathBuf>,
@@ -661,13 +664,32 @@ pub struct GoldArgs {
     pub span_coverage: Option<f64>,
 }
 
+impl GoldArgs {
+    /// `--gold`, which clap demands unless `--list-metrics` stands alone.
+    pub fn gold_path(&self) -> anyhow::Result<&Path> {
+        self.gold
+            .as_deref()
+            .ok_or_else(|| crate::diag::usage_error("--gold is required", "add --gold FILE"))
+    }
+}
+
+impl EvalArgs {
+    /// `--run`, which clap demands unless `--list-metrics` stands alone.
+    pub fn run_path(&self) -> anyhow::Result<&Path> {
+        self.run
+            .as_deref()
+            .ok_or_else(|| crate::diag::usage_error("--run is required", "add --run FILE"))
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     #[command(flatten)]
     pub gold: GoldArgs,
     /// The run to evaluate: TREC, JSON or JSONL
-    #[arg(long, value_name = "FILE")]
-    pub run: PathBuf,
+    // An Option for --list-metrics' sake, as `GoldArgs::gold`.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub run: Option<PathBuf>,
     /// Chunk map of the run's chunking (JSONL {id, doc, start, end}), for
     /// gold sets with span labels
     #[arg(long, value_name = "FILE")]
@@ -707,6 +729,10 @@ pub struct EvalArgs {
     /// 95% confidence (a one-sided binomial bound): the depth to rerank
     #[arg(long, value_name = "T", requires = "curves")]
     pub target: Option<f64>,
+    /// Print every measure rgate computes, with its aliases and its
+    /// trec_eval and ir_measures names, and exit (no other argument)
+    #[arg(long, exclusive = true)]
+    pub list_metrics: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

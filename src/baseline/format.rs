@@ -203,8 +203,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Keyed<T> {
     }
 }
 
-/// `{"recall@10": 0.5, ...}`: every value a number in [0, 1] (the range of
-/// every rgate metric), no name twice.
+/// `{"recall@10": 0.5, ...}`: every value a number in its metric's range
+/// ([0, 1] but for the counts, gains and utility), no name twice.
 struct MetricValues(Vec<(String, f64)>);
 
 impl<'de> Deserialize<'de> for MetricValues {
@@ -283,12 +283,50 @@ impl<'de> Deserialize<'de> for RawScope {
 /// here is named as what it most likely is.
 fn metric_value(metric: &str, v: &Value) -> std::result::Result<f64, String> {
     match v {
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-            _ => Err(format!("{metric} is {n}, outside [0, 1] where every metric lies")),
-        },
+        Value::Number(n) => {
+            let (lo, hi) = value_range(metric);
+            match n.as_f64() {
+                Some(x) if (lo..=hi).contains(&x) => Ok(x),
+                _ => Err(format!("{metric} is {n}, outside {}", range_text(lo, hi))),
+            }
+        }
         Value::Null => Err(format!("{metric} is null, not a number (a NaN?)")),
         other => Err(format!("{metric} is {}, not a number", excerpt(other))),
+    }
+}
+
+/// The range of the metric a stored name spells ([`Family::range`]): a
+/// baseline holds each name once per query, so the few names are parsed
+/// once each. A name that does not parse is refused later, by the
+/// `metrics` list it must match; here it is only asked to be a number.
+///
+/// [`Family::range`]: crate::metrics::Family::range
+fn value_range(metric: &str) -> (f64, f64) {
+    use std::cell::RefCell;
+    thread_local! {
+        static SEEN: RefCell<Vec<(String, (f64, f64))>> = const { RefCell::new(Vec::new()) };
+    }
+    SEEN.with(|seen| {
+        if let Some((_, r)) = seen.borrow().iter().find(|(n, _)| n == metric) {
+            return *r;
+        }
+        let r = metric
+            .parse::<Metric>()
+            .map_or((f64::MIN, f64::MAX), |m| m.family().range());
+        let mut seen = seen.borrow_mut();
+        // Bounded: a hostile file could name a million metrics.
+        if seen.len() < 256 {
+            seen.push((metric.to_string(), r));
+        }
+        r
+    })
+}
+
+fn range_text(lo: f64, hi: f64) -> String {
+    match (lo, hi) {
+        (0.0, 1.0) => "[0, 1], the range of its metric".into(),
+        (0.0, _) => "[0, inf), the range of its metric (a count or a gain)".into(),
+        _ => "the finite numbers".into(),
     }
 }
 

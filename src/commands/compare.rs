@@ -9,9 +9,9 @@ use crate::pipeline::compare::split_named;
 use crate::pipeline::{self, CompareInput, CompareOptions, CompareRun, RunSource};
 use crate::report::compare::CompareView;
 
-fn options(args: &CompareArgs) -> CompareOptions {
-    CompareOptions {
-        gold: super::gold_input(&args.gold),
+fn options(args: &CompareArgs) -> Result<CompareOptions> {
+    Ok(CompareOptions {
+        gold: super::gold_input(&args.gold)?,
         runs: args
             .runs
             .iter()
@@ -33,7 +33,7 @@ fn options(args: &CompareArgs) -> CompareOptions {
         by_stratum: args.by_stratum,
         weighting: args.weighting.into(),
         correction: args.correction.into(),
-    }
+    })
 }
 
 fn view(c: &CompareRun) -> CompareView<'_> {
@@ -48,8 +48,8 @@ fn view(c: &CompareRun) -> CompareView<'_> {
 }
 
 pub fn run(args: &CompareArgs, global: &Global) -> Result<u8> {
-    let opts = options(args);
-    let mut guard = super::gold_guard(&args.gold);
+    let opts = options(args)?;
+    let mut guard = super::gold_guard(&args.gold)?;
     for r in &opts.runs {
         if let RunSource::File(p) = &r.source {
             guard.file(p, "a run");

@@ -32,6 +32,13 @@ fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool, curves: &'a [Cu
 }
 
 pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
+    if args.list_metrics {
+        emit(
+            global.output.as_deref(),
+            &crate::report::metrics::list(&crate::metrics::metric_table(), global.format())?,
+        )?;
+        return Ok(0);
+    }
     let trec_names = args.names == NamesArg::TrecEval;
     if trec_names && global.format() != Format::Trec {
         return Err(usage_error(
@@ -53,16 +60,17 @@ pub fn run(args: &EvalArgs, global: &Global) -> Result<u8> {
     if let Some(t) = args.target {
         Curve::check_target(t)?;
     }
-    let mut guard = super::gold_guard(&args.gold);
+    let run_path = args.run_path()?;
+    let mut guard = super::gold_guard(&args.gold)?;
     guard
-        .file(&args.run, "the run")
+        .file(run_path, "the run")
         .maybe(args.chunks.as_ref(), "the chunk map")
         .maybe(args.candidates.as_ref(), "the candidate list");
     guard.check(global.output.as_deref())?;
     let mut warnings = Warnings::default();
     let opts = EvalOptions {
-        gold: numbers_only(super::gold_input(&args.gold), global.format(), &mut warnings)?,
-        run: RunSource::File(args.run.clone()),
+        gold: numbers_only(super::gold_input(&args.gold)?, global.format(), &mut warnings)?,
+        run: RunSource::File(run_path.to_path_buf()),
         run_format: args.gold.run_format.map(Into::into),
         chunks: args.chunks.clone(),
         candidates: args.candidates.clone().map(RunSource::File),

@@ -24,23 +24,23 @@ use crate::pipeline::{GoldInput, Watch};
 use crate::report::{self, Format, Report};
 
 /// The shared inputs of `eval` and `compare`, from their arguments.
-pub fn gold_input(args: &GoldArgs) -> GoldInput {
-    GoldInput {
-        path: args.gold.clone(),
+pub fn gold_input(args: &GoldArgs) -> Result<GoldInput> {
+    Ok(GoldInput {
+        path: args.gold_path()?.to_path_buf(),
         strata: args.strata.clone(),
         metrics: args.metrics.clone(),
         relevance_level: args.relevance_level,
         span_coverage: args.span_coverage,
         memory: None,
-    }
+    })
 }
 
 /// The gold set and strata file of `eval` and `compare`.
-pub fn gold_guard(args: &GoldArgs) -> output::Guard {
+pub fn gold_guard(args: &GoldArgs) -> Result<output::Guard> {
     let mut g = output::Guard::default();
-    g.file(&args.gold, "the gold set")
+    g.file(args.gold_path()?, "the gold set")
         .maybe(args.strata.as_ref(), "the strata file");
-    g
+    Ok(g)
 }
 
 /// Whether stdout gets colour. Under `auto`, anstream's rules: never with

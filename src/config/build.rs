@@ -121,8 +121,16 @@ fn metric_list(cx: &Cx, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<M
         // a measure whose parameters hold commas (`utility(2,-1,0,0)`).
         let listed =
             metrics::parse_list(&[item.value.as_str()]).map_err(|e| input_error(cx.path, line(item), e))?;
+        // `all_trec` brings trec_eval's text and geometric-mean measures,
+        // which no paired test compares (see `Metric::paired_refusal`):
+        // they are left out of the gate's set; named alone, refused.
+        let group = item.value.to_ascii_lowercase().contains(metrics::ALL_TREC);
         for m in listed {
-            out.add(m, line(item));
+            match m.paired_refusal() {
+                Some(_) if group => continue,
+                Some((msg, hint)) => return Err(cx.bad(line(item), msg, hint)),
+                None => out.add(m, line(item)),
+            }
         }
     }
     if out.list.is_empty() {
@@ -226,6 +234,9 @@ fn rule(cx: &Cx, raw: Spanned<RawRule>) -> Result<(Rule, RuleLines)> {
         .value
         .parse()
         .map_err(|e| input_error(cx.path, metric_line, e))?;
+    if let Some((msg, hint)) = metric.paired_refusal() {
+        return Err(cx.bad(metric_line, msg, hint));
+    }
     let tolerance = match (&r.max_drop, &r.max_drop_pct) {
         (Some(v), None) if v.value.0 >= 0.0 && v.value.0.is_finite() => Tolerance::Absolute(v.value.0),
         (None, Some(p)) if (0.0..=100.0).contains(&p.value.0) => Tolerance::Percent(p.value.0),

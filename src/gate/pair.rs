@@ -57,6 +57,10 @@ pub(super) fn pair(
             })
         });
     let mut values = Vec::with_capacity(metrics.len());
+    // The final metrics skipped, by reason: one warning a reason, naming
+    // each metric, rather than one a metric (`all_trec` against a baseline
+    // recorded with four metrics would print seventy).
+    let mut skipped: Vec<(Skip, Vec<String>)> = Vec::new();
     for m in metrics {
         values.push(if m.is_candidates() {
             candidate_values(
@@ -69,8 +73,21 @@ pub(super) fn pair(
                 warnings,
             )
         } else {
-            final_values(prep, b, &stored, &reuse, m, &rescored, warnings)
+            match final_values(prep, b, &stored, &reuse, m, &rescored) {
+                Ok(v) => Some(v),
+                Err(why) => {
+                    match skipped.iter_mut().find(|(w, _)| *w == why) {
+                        Some((_, names)) => names.push(m.name()),
+                        None => skipped.push((why, vec![m.name()])),
+                    }
+                    None
+                }
+            }
         });
+    }
+    let depth = b.depth.map_or("all".to_string(), |d| d.to_string());
+    for (why, names) in skipped {
+        warnings.push(why.warning(&names, &depth));
     }
     let judged = reuse
         .covers(b, &judged_metric)
@@ -211,9 +228,46 @@ fn candidate_values(
     }
 }
 
+/// Why a final metric's baseline values are missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Stored, but the gold set changed and the stored chunks have no
+    /// locations to judge spans by.
+    StoredUnlocatable,
+    /// Stored, but the gold set changed and the rankings are too shallow.
+    StoredShallow,
+    /// Not stored, and the stored chunks have no locations.
+    AbsentUnlocatable,
+    /// Not stored (recorded before the metric was used), and the rankings
+    /// are too shallow to re-score it.
+    AbsentShallow,
+}
+
+impl Skip {
+    fn warning(self, names: &[String], depth: &str) -> String {
+        let (list, its, them) = match names {
+            [one] => (one.clone(), "its checks are", "it"),
+            many => (many.join(", "), "their checks are", "them"),
+        };
+        match self {
+            Skip::StoredUnlocatable => format!(
+                "the gold set or relevance level changed since the baseline, and {list} cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; {its} skipped; record a new baseline to gate {them}"
+            ),
+            Skip::StoredShallow => format!(
+                "the gold set or relevance level changed since the baseline, and {list} cannot be re-scored from rankings stored to depth {depth}: {its} skipped; record a new baseline to gate {them} (or set baseline_depth: all)"
+            ),
+            Skip::AbsentUnlocatable => format!(
+                "the baseline has no {list}, and cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; {its} skipped; record a new baseline to gate {them}"
+            ),
+            Skip::AbsentShallow => format!(
+                "the baseline has no {list} and stores rankings only to depth {depth}: {its} skipped; record a new baseline to gate {them}"
+            ),
+        }
+    }
+}
+
 /// A final metric's baseline values: stored, else re-scored from the
-/// stored rankings when they reach deep enough, else none, with a warning
-/// saying why.
+/// stored rankings when they reach deep enough, else why not.
 fn final_values(
     prep: &Prepared,
     b: &Baseline,
@@ -221,30 +275,19 @@ fn final_values(
     reuse: &Reuse,
     m: &Metric,
     rescored: &[Ranking],
-    warnings: &mut Vec<String>,
-) -> Option<Vec<f64>> {
+) -> Result<Vec<f64>, Skip> {
     let stored_idx = b.metric_index(m);
     match stored_idx {
-        Some(mi) if reuse.same_gold => return Some(stored_values(&prep.gold, b, stored, mi)),
-        _ if reuse.covers(b, m) => return Some(computed(prep, m, rescored)),
+        Some(mi) if reuse.same_gold => return Ok(stored_values(&prep.gold, b, stored, mi)),
+        _ if reuse.covers(b, m) => return Ok(computed(prep, m, rescored)),
         _ => {}
     }
-    let depth = b.depth.map_or("all".to_string(), |d| d.to_string());
-    warnings.push(match stored_idx {
-        Some(_) if !reuse.locatable => format!(
-            "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped; record a new baseline to gate it"
-        ),
-        Some(_) => format!(
-            "the gold set or relevance level changed since the baseline, and {m} cannot be re-scored from rankings stored to depth {depth}: its checks are skipped; record a new baseline to gate it (or set baseline_depth: all)"
-        ),
-        None if !reuse.locatable => format!(
-            "the baseline has no {m}, and cannot be re-scored: the gold set has span labels and the baseline stores no locations of its ranked chunks; its checks are skipped; record a new baseline to gate it"
-        ),
-        None => format!(
-            "the baseline has no {m} and stores rankings only to depth {depth}: its checks are skipped; record a new baseline to gate it"
-        ),
-    });
-    None
+    Err(match (stored_idx.is_some(), reuse.locatable) {
+        (true, false) => Skip::StoredUnlocatable,
+        (true, true) => Skip::StoredShallow,
+        (false, false) => Skip::AbsentUnlocatable,
+        (false, true) => Skip::AbsentShallow,
+    })
 }
 
 /// A warning for each stage whose current run ranks fewer results a query

@@ -611,6 +611,19 @@ impl Kind {
 }
 
 impl Family {
+    /// The values one query's value (and so a mean) can take: [0, 1] for
+    /// the proportions, any count for the `num_*` counts and the gains,
+    /// and any number for utility, whose coefficients may be negative.
+    pub fn range(&self) -> (f64, f64) {
+        if self.unit {
+            (0.0, 1.0)
+        } else if self.kind == Kind::Utility {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        } else {
+            (0.0, f64::INFINITY)
+        }
+    }
+
     /// Every spelling, rgate's first.
     fn spellings(&self) -> impl Iterator<Item = &'static str> {
         std::iter::once(self.name).chain(self.aliases.iter().copied())
@@ -618,13 +631,18 @@ impl Family {
 
     /// The forms a user writes: `mrr, mrr@k`, `recall@k`, `r_precision`.
     fn forms(&self) -> Vec<String> {
+        self.forms_of(self.name)
+    }
+
+    /// [`Family::forms`] of one of its spellings.
+    fn forms_of(&self, name: &str) -> Vec<String> {
         if self.params == ParamStyle::Float {
-            return vec![format!("{}@x", self.name)];
+            return vec![format!("{name}@x")];
         }
         match self.cutoff {
-            Cutoff::Required => vec![format!("{}@k", self.name)],
-            Cutoff::Optional => vec![self.name.to_string(), format!("{}@k", self.name)],
-            Cutoff::None => vec![self.name.to_string()],
+            Cutoff::Required => vec![format!("{name}@k")],
+            Cutoff::Optional => vec![name.to_string(), format!("{name}@k")],
+            Cutoff::None => vec![name.to_string()],
         }
     }
 }
@@ -691,35 +709,70 @@ pub fn trec_eval_measures() -> String {
     out.join(", ")
 }
 
-/// One metric per line for `rgate eval --list-metrics`: rgate's forms,
-/// trec_eval's name and ir_measures' spelling side by side.
-pub fn metric_table() -> Vec<[String; 4]> {
+/// One family's names, for `rgate eval --list-metrics`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricNames {
+    /// The forms rgate reads: `recall@k`, `mrr, mrr@k`.
+    pub forms: Vec<String>,
+    /// Other spellings rgate accepts for the family, in the same forms.
+    pub aliases: Vec<String>,
+    /// The parameters it takes, as written in parentheses after the name.
+    pub parameters: String,
+    /// trec_eval's measure names (`P_k` for a cutoff family).
+    pub trec_eval: Vec<String>,
+    /// ir_measures' spellings, where it registers the family.
+    pub ir_measures: Vec<String>,
+}
+
+/// Every family rgate computes, in [`FAMILIES`]' order, with trec_eval's
+/// and ir_measures' names beside rgate's.
+pub fn metric_table() -> Vec<MetricNames> {
     FAMILIES
         .iter()
         .map(|f| {
-            let trec = f
+            let x = if f.params == ParamStyle::Float { "x" } else { "k" };
+            let trec_eval = f
                 .trec_eval
                 .into_iter()
                 .chain(f.trec_eval_cut)
                 .map(|t| {
                     if t.name.ends_with('_') {
-                        let x = if f.params == ParamStyle::Float { "x" } else { "k" };
                         format!("{}{x}", t.name)
                     } else {
                         t.name.to_string()
                     }
                 })
-                .collect::<Vec<_>>()
-                .join(", ");
-            let ir = IR_MEASURES
+                .collect();
+            let ir_measures = IR_MEASURES
                 .iter()
                 .filter(|(k, _)| *k == f.kind)
-                .map(|(_, n)| *n)
-                .collect::<Vec<_>>()
-                .join(", ");
-            [f.forms().join(", "), f.aliases.join(", "), trec, ir]
+                .flat_map(|(_, n)| n.split(", "))
+                .map(str::to_string)
+                .collect();
+            MetricNames {
+                forms: f.forms(),
+                aliases: f.aliases.iter().flat_map(|a| f.forms_of(a)).collect(),
+                parameters: param_forms(f).to_string(),
+                trec_eval,
+                ir_measures,
+            }
         })
         .collect()
+}
+
+/// What [`parse_params`] accepts for `f`, in words for the table.
+fn param_forms(f: &Family) -> &'static str {
+    match (f.params, f.kind) {
+        (ParamStyle::Rel, _) => "rel=l",
+        (ParamStyle::None, _) => "",
+        (ParamStyle::Float, _) => "x: a number after @",
+        (ParamStyle::List, Kind::Utility) => "four coefficients (a,b,c,d)",
+        (ParamStyle::List, _) => "recall levels (0.25,0.5,0.75)",
+        (ParamStyle::Pairs, Kind::Rbp) => "p=, rel=l, gains by grade (1=1,2=2)",
+        (ParamStyle::Pairs, Kind::RbpResid) => "p=, gains by grade (1=1,2=2)",
+        (ParamStyle::Pairs, Kind::SetF) => "beta= (or one number)",
+        (ParamStyle::Pairs, _) => "rel=l, gains by grade (1=3,2=9)",
+    }
 }
 
 /// ir_measures' spelling of each family rgate shares with it (its measure
@@ -793,6 +846,41 @@ impl Metric {
             stage: Stage::Candidates,
             ..self
         }
+    }
+
+    /// Why the gate's and compare's paired tests cannot compare two runs on
+    /// this metric, and what to use instead. Both test the mean of the
+    /// per-query differences: a text measure has no difference, and a
+    /// geometric mean is not the mean of its per-query values (gm_map on
+    /// the demo is 0.4574 where the arithmetic mean of the same values, map,
+    /// is 0.6279), so a table of either would show a number its name does
+    /// not mean.
+    pub fn paired_refusal(&self) -> Option<(String, String)> {
+        let f = self.family();
+        if f.value == Value::Text {
+            return Some((
+                format!(
+                    "{self} is text (trec_eval's {}), not a number a paired test can compare",
+                    f.name
+                ),
+                "it prints in `rgate eval --format trec`; gate or compare a numeric metric".into(),
+            ));
+        }
+        if f.agg == Agg::GeoMean {
+            let arithmetic = match self.kind {
+                Kind::GmBpref => "bpref",
+                _ => "map",
+            };
+            return Some((
+                format!(
+                    "{self} is a geometric mean over queries, and the paired tests of the gate and compare test arithmetic means of per-query differences, so they cannot test it"
+                ),
+                format!(
+                    "gate {arithmetic} (the same per-query values, averaged), and see {self} with `rgate eval --metrics {self}`"
+                ),
+            ));
+        }
+        None
     }
 
     /// The same metric on the final run.
@@ -1463,6 +1551,25 @@ pub fn default_metrics() -> Vec<Metric> {
         Metric::new(Kind::Mrr, Some(10)),
         Metric::new(Kind::Ndcg, Some(10)),
     ]
+}
+
+/// The note the gate and compare add when a metric that trec_eval sums
+/// over queries (`num_ret`, `num_rel`, ...) is among `metrics`: they
+/// compare it as a mean a query, which is what a paired test of per-query
+/// differences tests, where eval prints trec_eval's sum.
+pub fn sum_note(metrics: &[Metric]) -> Option<String> {
+    let sums: Vec<String> = metrics
+        .iter()
+        .filter(|m| m.family().agg == Agg::Sum)
+        .map(Metric::name)
+        .collect();
+    if sums.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} compared as the mean a query (rgate eval prints trec_eval's sum over the queries)",
+        sums.join(", ")
+    ))
 }
 
 /// The metrics of the final run, in order.

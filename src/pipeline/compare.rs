@@ -14,9 +14,39 @@ use crate::config::{check_alpha, check_resamples, valid_retriever_name, GateSett
 use crate::diag::{count, usage_error, Warnings};
 use crate::escape;
 use crate::eval::Scores;
+use crate::metrics::Metric;
 use crate::prepared::Prepared;
 use crate::run::{JudgedRun, RunFormat, RunOptions};
 use crate::stats::Alternative;
+
+/// The metrics a paired test can compare: one that cannot is refused when
+/// named, and left out (and said so) when `all_trec` brought it.
+fn comparable_only(mut prep: Prepared, asked: &[String], warnings: &mut Warnings) -> Result<Prepared> {
+    let group = asked
+        .iter()
+        .any(|a| a.to_ascii_lowercase().contains(crate::metrics::ALL_TREC));
+    let refused: Vec<Metric> = prep
+        .metrics
+        .iter()
+        .copied()
+        .filter(|m| m.paired_refusal().is_some())
+        .collect();
+    let Some(first) = refused.first() else {
+        return Ok(prep);
+    };
+    if !group {
+        let (msg, hint) = first.paired_refusal().unwrap_or_default();
+        return Err(usage_error(msg, hint));
+    }
+    prep.metrics.retain(|m| m.paired_refusal().is_none());
+    let names: Vec<String> = refused.iter().map(Metric::name).collect();
+    warnings.0.push(format!(
+        "all_trec's {} left out: a paired test compares numbers averaged over queries, and {} (text, or a geometric mean)",
+        names.join(", "),
+        if names.len() == 1 { "it is not one" } else { "they are not" }
+    ));
+    Ok(prep)
+}
 
 /// Below this many queries the bootstrap understates the spread (it
 /// resamples from the few values it has, and a sample of 5 rarely shows the
@@ -106,7 +136,9 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
             ),
         ));
     }
+    let prep = comparable_only(prep, &opts.gold.metrics, warnings)?;
     warnings.0.extend(prep.warnings.iter().cloned());
+    warnings.0.extend(crate::metrics::sum_note(&prep.metrics));
     let names = name_runs(&opts.runs)?;
     let columns = read_runs(&prep, opts, names, warnings)?;
     let settings = GateSettings {

@@ -136,8 +136,9 @@ impl GateRun {
 
 /// The config's gold set, checked against its rules, with its metrics.
 pub fn prepare(config: &Config) -> Result<Prepared> {
-    let (gold, warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
+    let (gold, mut warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
     config.check_against_gold(&gold.path, &gold.strata)?;
+    warnings.0.extend(crate::metrics::sum_note(&config.metrics));
     Ok(
         Prepared::new(gold, warnings, config.metrics.clone(), config.relevance_level)
             .with_span_coverage(config.span_coverage),

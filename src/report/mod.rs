@@ -18,6 +18,7 @@ mod html;
 mod json;
 mod junit;
 mod markdown;
+pub mod metrics;
 pub mod stages;
 pub mod table;
 mod terminal;

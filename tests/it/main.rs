@@ -50,6 +50,7 @@ mod input_limits;
 mod knobs_compare;
 mod knobs_curve;
 mod layering;
+mod measures_gate;
 mod measures_ir_measures;
 mod measures_trec_eval;
 mod neutralise;
