@@ -11,6 +11,8 @@
 //! order ([`crate::gold::GoldSet::stratum_ranks`]), so reordering the
 //! lines or the strata of a gold file changes no p-value, bound or mean.
 
+pub mod geo;
+
 use crate::config::{GateSettings, TestKind, Weighting};
 use crate::eval::{mean_of, Scores};
 use crate::gold::GoldSet;
@@ -334,6 +336,12 @@ pub fn compare(
     let all: Vec<usize> = (0..gold.len()).collect();
     let scopes = scopes(gold, &all);
     let metrics: Vec<usize> = (0..baseline.metrics.len()).collect();
+    // A geometric mean is tested on the log scale (see [`geo`]).
+    let (tested_base, tested_cand) = (geo::logged(baseline), geo::logged(candidate));
+    let (tb, tc) = (
+        tested_base.as_ref().unwrap_or(baseline),
+        tested_cand.as_ref().unwrap_or(candidate),
+    );
     let mut rows = Vec::new();
     for si in 0..scopes.len() {
         if (si > 0 && !by_stratum) || scopes[si].members.is_empty() {
@@ -344,19 +352,21 @@ pub fn compare(
             &scopes,
             si,
             &metrics,
-            &|m, q| baseline.values[m][q],
-            &|m, q| candidate.values[m][q],
+            &|m, q| tb.values[m][q],
+            &|m, q| tc.values[m][q],
             settings,
         );
         for (m, inference) in tested.inferences.iter().enumerate() {
             let t = inference.outcome(settings.alpha);
-            let d: Vec<f64> = candidate.values[m]
-                .iter()
-                .zip(&baseline.values[m])
-                .map(|(c, b)| c - b)
-                .collect();
+            let deltas = |a: &Scores, b: &Scores| -> Vec<f64> {
+                a.values[m].iter().zip(&b.values[m]).map(|(c, b)| c - b).collect()
+            };
+            // The skew in the metric's own per-query changes; the effect
+            // size in the units tested.
+            let d = deltas(candidate, baseline);
             let skew = skew_of(&d, gold, &scopes, si, settings.weighting);
-            let effect_size = effect_size(scopes[si].members.iter().map(|&q| d[q]));
+            let d_tested = deltas(tc, tb);
+            let effect_size = effect_size(scopes[si].members.iter().map(|&q| d_tested[q]));
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
                 let d = candidate.values[m][q] - baseline.values[m][q];
@@ -368,21 +378,28 @@ pub fn compare(
                     ties += 1;
                 }
             }
+            let mut cmp = Comparison {
+                metric: baseline.metrics[m],
+                stratum: scopes[si].name.clone(),
+                n: scopes[si].members.len(),
+                baseline: scope_mean(&tb.values[m], &scopes, si, settings.weighting),
+                current: scope_mean(&tc.values[m], &scopes, si, settings.weighting),
+                delta: t.mean_delta,
+                ci_low: t.ci_low,
+                ci_high: t.ci_high,
+                p_value: t.p(alternative),
+                p_adjusted: f64::NAN,
+            };
+            let (mut lower_bound, mut upper_bound) = (t.lower_bound, t.upper_bound);
+            if geo::is_geometric(&cmp.metric) {
+                let back = geo::to_units(&mut cmp);
+                lower_bound = back.delta(lower_bound);
+                upper_bound = back.delta(upper_bound);
+            }
             rows.push(CompareRow {
-                cmp: Comparison {
-                    metric: baseline.metrics[m],
-                    stratum: scopes[si].name.clone(),
-                    n: scopes[si].members.len(),
-                    baseline: scope_mean(&baseline.values[m], &scopes, si, settings.weighting),
-                    current: scope_mean(&candidate.values[m], &scopes, si, settings.weighting),
-                    delta: t.mean_delta,
-                    ci_low: t.ci_low,
-                    ci_high: t.ci_high,
-                    p_value: t.p(alternative),
-                    p_adjusted: f64::NAN,
-                },
-                lower_bound: t.lower_bound,
-                upper_bound: t.upper_bound,
+                cmp,
+                lower_bound,
+                upper_bound,
                 test: tested.tests[m],
                 significant: false,
                 wins,
@@ -579,21 +596,41 @@ pub fn family(
         let all: Vec<usize> = (0..gold.len()).collect();
         let sc = scopes(gold, &all);
         let (cur, base) = (runs[b], runs[other]);
+        let log = geo::is_geometric(&metric);
+        let value = |s: &Scores, q: usize| {
+            let v = s.values[0][q];
+            if log {
+                geo::log_value(v)
+            } else {
+                v
+            }
+        };
         let tested = test_scope(
             gold,
             &sc,
             0,
             &[0],
-            &|m, q| base.values[m][q],
-            &|m, q| cur.values[m][q],
+            &|_, q| value(base, q),
+            &|_, q| value(cur, q),
             settings,
         );
         let t = tested.inferences[0].outcome(settings.alpha);
+        // A geometric mean's change back in its units, about the
+        // runner-up's geometric mean.
+        let back = |x: f64| {
+            if log {
+                let logs: Vec<f64> = (0..gold.len()).map(|q| value(base, q)).collect();
+                let gm = scope_mean(&logs, &sc, 0, settings.weighting).exp();
+                geo::Back { gm_b: gm }.delta(x)
+            } else {
+                x
+            }
+        };
         Some(RunnerUp {
             run: other,
-            delta: t.mean_delta,
-            ci_low: t.ci_low,
-            ci_high: t.ci_high,
+            delta: back(t.mean_delta),
+            ci_low: back(t.ci_low),
+            ci_high: back(t.ci_high),
             p_value: t.p_two_sided,
             test: tested.tests[0],
             better: t.p_two_sided < settings.alpha && t.mean_delta > 0.0,

@@ -121,7 +121,7 @@ fn metric_list(cx: &Cx, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> Result<M
         // a measure whose parameters hold commas (`utility(2,-1,0,0)`).
         let listed =
             metrics::parse_list(&[item.value.as_str()]).map_err(|e| input_error(cx.path, line(item), e))?;
-        // `all_trec` brings trec_eval's text and geometric-mean measures,
+        // `all_trec` brings trec_eval's text measures (runid, relstring),
         // which no paired test compares (see `Metric::paired_refusal`):
         // they are left out of the gate's set; named alone, refused.
         let group = item.value.to_ascii_lowercase().contains(metrics::ALL_TREC);

@@ -100,10 +100,13 @@ pub fn corrected_alpha(settings: &GateSettings, m: usize) -> f64 {
     }
 }
 
-/// Each want's tolerance in metric units (`None`: not gated, or no
-/// baseline values to test against).
+/// Each want's tolerance in the units it is tested in (`None`: not gated,
+/// or no baseline values to test against): metric units, or for a
+/// geometric mean, whose values arrive as logs, the log-scale margin of
+/// the drop the rule allows ([`compare::geo`]).
 pub(super) fn tolerances(
     settings: &GateSettings,
+    metrics: &[Metric],
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
@@ -114,7 +117,13 @@ pub(super) fn tolerances(
             let base = paired.values[w.metric].as_ref()?;
             let ri = w.rule?;
             let mean = compare::scope_mean(base, scopes, w.scope, settings.weighting);
-            Some(settings.rules[ri].tolerance.resolve(mean))
+            let tolerance = &settings.rules[ri].tolerance;
+            Some(if compare::geo::is_geometric(&metrics[w.metric]) {
+                let gm = mean.exp();
+                compare::geo::log_tolerance(tolerance.resolve(gm), gm)
+            } else {
+                tolerance.resolve(mean)
+            })
         })
         .collect()
 }

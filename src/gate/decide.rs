@@ -39,6 +39,12 @@ pub(super) struct Pending {
     inferences: Vec<Inference>,
     /// Each check's spread model, for the power.
     spreads: Vec<DropSpread>,
+    /// Each spread's unit in the check's units: 1, or for a geometric
+    /// mean the log scale's span (its spread is modelled on [0, 1]).
+    scales: Vec<f64>,
+    /// A geometric mean's tolerance as the rule gives it, in the metric's
+    /// units (its check holds the log-scale margin until the end).
+    pub(super) shown_tolerances: Vec<Option<f64>>,
 }
 
 impl Pending {
@@ -48,6 +54,8 @@ impl Pending {
             checks: Vec::new(),
             inferences: Vec::new(),
             spreads: Vec::new(),
+            scales: Vec::new(),
+            shown_tolerances: Vec::new(),
         }
     }
 }
@@ -61,7 +69,7 @@ pub(super) fn pending(
     scopes: &[compare::Scope],
     wants: &[Want],
 ) -> Pending {
-    let tolerances = tolerances(settings, paired, scopes, wants);
+    let tolerances = tolerances(settings, &cur.scores.metrics, paired, scopes, wants);
     let tested = super::checks::test(prep, settings, cur, paired, scopes, wants);
     summarize(
         &prep.gold,
@@ -94,6 +102,8 @@ fn summarize(
         checks: Vec::new(),
         inferences: Vec::new(),
         spreads: Vec::new(),
+        scales: Vec::new(),
+        shown_tolerances: Vec::new(),
     };
     for (w, &tolerance) in wants.iter().zip(tolerances) {
         let Some(t) = tested.get(&(w.metric, w.scope)) else {
@@ -107,7 +117,23 @@ fn summarize(
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
         let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
-        let spread = drop_spread(&d, base_vals, cur_vals, scopes, w.scope, settings.weighting);
+        let (spread, scale) = if crate::compare::geo::is_geometric(&metrics[w.metric]) {
+            let span = crate::compare::geo::log_span();
+            let dz: Vec<f64> = d.iter().map(|x| x / span).collect();
+            let (bz, cz) = (
+                crate::compare::geo::unit_scaled(base_vals),
+                crate::compare::geo::unit_scaled(cur_vals),
+            );
+            (
+                drop_spread(&dz, &bz, &cz, scopes, w.scope, settings.weighting),
+                span,
+            )
+        } else {
+            (
+                drop_spread(&d, base_vals, cur_vals, scopes, w.scope, settings.weighting),
+                1.0,
+            )
+        };
         let tol = tolerance.unwrap_or(0.0);
         let inf = &t.inference;
         let plain = inf.outcome(settings.alpha);
@@ -146,6 +172,13 @@ fn summarize(
         });
         out.inferences.push(t.inference.clone());
         out.spreads.push(spread);
+        out.scales.push(scale);
+        out.shown_tolerances.push(match w.rule {
+            Some(ri) if tolerance.is_some() && scale != 1.0 => {
+                Some(settings.rules[ri].tolerance.resolve(baseline_mean.exp()))
+            }
+            _ => None,
+        });
     }
     out
 }
@@ -253,9 +286,12 @@ pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -
     }
     for (r, pend) in pendings.iter_mut().enumerate() {
         let alpha_m = super::checks::corrected_alpha(settings, family_size[r]);
-        for (c, model) in pend.checks.iter_mut().zip(&pend.spreads) {
+        for ((c, model), &scale) in pend.checks.iter_mut().zip(&pend.spreads).zip(&pend.scales) {
             let tol = c.tolerance.unwrap_or(0.0);
-            c.power = power(settings.decision, c.test, tol, model, alpha_m);
+            c.power = power(settings.decision, c.test, tol / scale, model, alpha_m);
+            c.power.mde = c.power.mde.map(|m| m * scale);
+            c.power.se *= scale;
+            c.power.se_no_change *= scale;
         }
     }
     family_size

@@ -409,9 +409,17 @@ pub fn evaluate_all(prep: &Prepared, settings: &GateSettings, inputs: &[Input]) 
 
 /// What a retriever's checks are planned on, kept for a re-test.
 struct Planned {
+    /// The baseline's values, a geometric mean's as logs (what the tests
+    /// read; see [`compare::geo`]).
     paired: pair::Paired,
     scopes: Vec<compare::Scope>,
     wants: Vec<checks::Want>,
+    /// The current values with a geometric mean's as logs; `None` when no
+    /// metric is one.
+    logged: Option<Scores>,
+    /// A geometric mean's baseline values as stored (for its skew, told in
+    /// the metric's units), by metric.
+    raw: Vec<Option<Vec<f64>>>,
 }
 
 fn evaluate_each(
@@ -431,7 +439,16 @@ fn evaluate_each(
             .iter()
             .zip(&planned)
             .map(|(&(cur, _), plan)| match plan {
-                Some(p) => decide::pending(prep, run, cur, &p.paired, &p.scopes, &p.wants),
+                Some(p) => {
+                    let tested = Current {
+                        name: cur.name,
+                        run: cur.run.clone(),
+                        rankings: cur.rankings,
+                        scores: p.logged.as_ref().unwrap_or(cur.scores),
+                        candidates: None,
+                    };
+                    decide::pending(prep, run, &tested, &p.paired, &p.scopes, &p.wants)
+                }
                 None => decide::Pending::empty(),
             })
             .collect()
@@ -474,15 +491,68 @@ fn evaluate_each(
             &run,
             &cur.scores.metrics,
             &plan.paired.values,
-            &cur.scores.values,
+            &plan.logged.as_ref().unwrap_or(cur.scores).values,
             &plan.scopes,
             alpha_m,
         );
+        if plan.logged.is_some() {
+            in_metric_units(&mut pend.checks, &pend.shown_tolerances, prep, &run, cur, plan);
+        }
         power::warn_power(&pend.checks, &run, family, &mut out.warnings);
         power::warn_too_small(&pend.checks, &run, alpha_m, &mut out.warnings);
         out.checks = pend.checks;
     }
     outs
+}
+
+/// A geometric mean's checks, tested on the log scale, told in the
+/// metric's units ([`compare::geo`]): means, delta, interval, bounds,
+/// tolerance and mde mapped back about the baseline's geometric mean (the
+/// standard errors by the delta method), and the skew of the per-query
+/// changes the metric's values show. p-values and verdicts stand: the map
+/// is increasing, so every bound keeps its side of every margin.
+///
+/// The tolerance is the rule's own (`shown`, by check): mapped back, one
+/// beyond the baseline's geometric mean would read as the most it can
+/// lose instead.
+fn in_metric_units(
+    checks: &mut [Check],
+    shown: &[Option<f64>],
+    prep: &Prepared,
+    settings: &GateSettings,
+    cur: &Current,
+    plan: &Planned,
+) {
+    for (c, shown) in checks.iter_mut().zip(shown) {
+        if !compare::geo::is_geometric(&c.cmp.metric) {
+            continue;
+        }
+        let back = compare::geo::to_units(&mut c.cmp);
+        c.lower_bound = back.delta(c.lower_bound);
+        c.upper_bound = back.delta(c.upper_bound);
+        let tol = |t: f64| shown.unwrap_or_else(|| back.drop(t));
+        c.tolerance = c.tolerance.map(tol);
+        c.hypothesis = match c.hypothesis {
+            Hypothesis::DropAtMost(0.0) => Hypothesis::DropAtMost(0.0),
+            Hypothesis::DropAtMost(t) => Hypothesis::DropAtMost(tol(t)),
+            Hypothesis::DropAtLeast(t) => Hypothesis::DropAtLeast(tol(t)),
+        };
+        c.power.mde = c.power.mde.map(|m| back.drop(m));
+        c.power.se *= back.gm_b;
+        c.power.se_no_change *= back.gm_b;
+        let mi = cur.scores.metrics.iter().position(|m| *m == c.cmp.metric);
+        let si = plan.scopes.iter().position(|s| s.name == c.cmp.stratum);
+        if let (Some(mi), Some(si)) = (mi, si) {
+            if let Some(base) = &plan.raw[mi] {
+                let d: Vec<f64> = cur.scores.values[mi]
+                    .iter()
+                    .zip(base)
+                    .map(|(c, b)| c - b)
+                    .collect();
+                c.skew = compare::skew_of(&d, &prep.gold, &plan.scopes, si, settings.weighting);
+            }
+        }
+    }
 }
 
 /// Everything about one retriever that does not depend on its family:
@@ -541,12 +611,32 @@ fn prepare(
     }
     flips::coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
     flips::warn_added_removed(&mut out);
+    // A geometric mean is tested on the log scale: its values turn to logs
+    // here, after everything above has read them as they are.
+    let mut paired = paired;
+    let logged = compare::geo::logged(cur.scores);
+    let raw: Vec<Option<Vec<f64>>> = metrics
+        .iter()
+        .zip(paired.values.iter_mut())
+        .map(|(m, v)| {
+            if !compare::geo::is_geometric(m) {
+                return None;
+            }
+            let raw = v.clone();
+            if let Some(v) = v {
+                *v = compare::geo::log_values(v);
+            }
+            raw
+        })
+        .collect();
     (
         out,
         Some(Planned {
             paired,
             scopes,
             wants,
+            logged,
+            raw,
         }),
     )
 }

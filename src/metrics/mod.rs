@@ -849,38 +849,21 @@ impl Metric {
     }
 
     /// Why the gate's and compare's paired tests cannot compare two runs on
-    /// this metric, and what to use instead. Both test the mean of the
-    /// per-query differences: a text measure has no difference, and a
-    /// geometric mean is not the mean of its per-query values (gm_map on
-    /// the demo is 0.4574 where the arithmetic mean of the same values, map,
-    /// is 0.6279), so a table of either would show a number its name does
-    /// not mean.
+    /// this metric, and what to do instead: both test per-query
+    /// differences, and a text measure (the run's tag, the relevance
+    /// string) has none. (A geometric mean is tested on the log scale:
+    /// see `compare::geo`.)
     pub fn paired_refusal(&self) -> Option<(String, String)> {
         let f = self.family();
-        if f.value == Value::Text {
-            return Some((
+        (f.value == Value::Text).then(|| {
+            (
                 format!(
                     "{self} is text (trec_eval's {}), not a number a paired test can compare",
                     f.name
                 ),
                 "it prints in `rgate eval --format trec`; gate or compare a numeric metric".into(),
-            ));
-        }
-        if f.agg == Agg::GeoMean {
-            let arithmetic = match self.kind {
-                Kind::GmBpref => "bpref",
-                _ => "map",
-            };
-            return Some((
-                format!(
-                    "{self} is a geometric mean over queries, and the paired tests of the gate and compare test arithmetic means of per-query differences, so they cannot test it"
-                ),
-                format!(
-                    "gate {arithmetic} (the same per-query values, averaged), and see {self} with `rgate eval --metrics {self}`"
-                ),
-            ));
-        }
-        None
+            )
+        })
     }
 
     /// The same metric on the final run.
@@ -1043,6 +1026,21 @@ pub fn mean_of(values: &[f64], idx: impl IntoIterator<Item = usize>) -> f64 {
     }
 }
 
+/// The mean the gate and compare show of `values` at `idx`: the geometric
+/// mean for a geometric-mean metric (what they test, on the log scale),
+/// else the arithmetic mean, also for a count (what a paired test of
+/// per-query differences tests; [`sum_note`] says so).
+pub fn paired_mean(m: &Metric, values: &[f64], idx: impl IntoIterator<Item = usize>) -> f64 {
+    match m.family().agg {
+        Agg::GeoMean => aggregate(m, values, idx),
+        Agg::Mean | Agg::Sum => mean_of(values, idx),
+    }
+}
+
+/// The floor of each value under a geometric mean (`MIN_GEO_MEAN` in
+/// trec_eval.h): a query scoring 0 would make the mean 0.
+pub const MIN_GEO_MEAN: f64 = 0.00001;
+
 /// The all-query (or stratum) value of `values` at `idx`, as trec_eval
 /// forms its `all` line: summed in order, then divided (or not, for a
 /// count; or on the log scale, for a geometric mean).
@@ -1051,7 +1049,6 @@ pub fn aggregate(m: &Metric, values: &[f64], idx: impl IntoIterator<Item = usize
         Agg::Mean => mean_of(values, idx),
         Agg::Sum => idx.into_iter().map(|i| values[i]).sum(),
         Agg::GeoMean => {
-            const MIN_GEO_MEAN: f64 = 0.00001;
             let mut sum = 0.0;
             let mut n = 0usize;
             for i in idx {

@@ -41,9 +41,9 @@ fn comparable_only(mut prep: Prepared, asked: &[String], warnings: &mut Warnings
     prep.metrics.retain(|m| m.paired_refusal().is_none());
     let names: Vec<String> = refused.iter().map(Metric::name).collect();
     warnings.0.push(format!(
-        "all_trec's {} left out: a paired test compares numbers averaged over queries, and {} (text, or a geometric mean)",
+        "all_trec's {} left out: {} text, where a paired test compares numbers",
         names.join(", "),
-        if names.len() == 1 { "it is not one" } else { "they are not" }
+        if names.len() == 1 { "it is" } else { "they are" }
     ));
     Ok(prep)
 }

@@ -86,7 +86,13 @@ impl CompareView<'_> {
         let n = self.prep.gold.len();
         for r in self.runs {
             let mut row = vec![r.name.clone()];
-            row.extend(r.scores.values.iter().map(|v| f4(crate::eval::mean_of(v, 0..n))));
+            row.extend(
+                self.prep
+                    .metrics
+                    .iter()
+                    .zip(&r.scores.values)
+                    .map(|(m, v)| f4(crate::metrics::paired_mean(m, v, 0..n))),
+            );
             t.push(row);
         }
         t
@@ -230,25 +236,19 @@ impl CompareView<'_> {
         );
         if let Some(u) = &f.runner_up {
             let other = &self.runs[u.run].name;
-            out += &if u.better {
-                format!(
-                    " It is also significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}).",
-                    signed4(u.delta),
-                    level_words(self.settings.alpha),
-                    interval(u.ci_low, u.ci_high),
-                    pfmt(u.p_value),
-                    u.test.name()
-                )
+            let (verdict, after) = if u.better {
+                ("also", "")
             } else {
-                format!(
-                    " It is not significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}): either may be the best.",
-                    signed4(u.delta),
-                    level_words(self.settings.alpha),
-                    interval(u.ci_low, u.ci_high),
-                    pfmt(u.p_value),
-                    u.test.name()
-                )
+                ("not", ": either may be the best")
             };
+            out += &format!(
+                " It is {verdict} significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}){after}.",
+                signed4(u.delta),
+                level_words(self.settings.alpha),
+                interval(u.ci_low, u.ci_high),
+                pfmt(u.p_value),
+                u.test.name()
+            );
         }
         out
     }

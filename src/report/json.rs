@@ -324,7 +324,7 @@ fn means(v: &CompareView, r: &RunColumn) -> Value {
     let n = v.prep.gold.len();
     let mut o = Map::new();
     for (m, values) in v.prep.metrics.iter().zip(&r.scores.values) {
-        o.insert(m.name(), json!(crate::eval::mean_of(values, 0..n)));
+        o.insert(m.name(), json!(crate::metrics::paired_mean(m, values, 0..n)));
     }
     Value::Object(o)
 }

@@ -26,6 +26,10 @@ const MEASURES: &[(&str, &str)] = &[
     ("Rprec_mult_0.60", "rprec_mult@0.60"),
 ];
 
+/// trec_eval's geometric means (printed only on the `all` line), gated on
+/// the log scale and shown in their own units.
+const GEOMETRIC: &[(&str, &str)] = &[("gm_map", "gm_map"), ("gm_bpref", "gm_bpref")];
+
 /// `measure -> query -> value` from a trec_eval output file.
 fn trec_values(name: &str) -> HashMap<(String, String), f64> {
     fs::read_to_string(fixture(name))
@@ -44,6 +48,7 @@ fn trec_values(name: &str) -> HashMap<(String, String), f64> {
 fn project(run: &str, metrics: &str, extra: &str) -> TestProject {
     let rules: String = MEASURES
         .iter()
+        .chain(GEOMETRIC)
         .map(|(_, m)| format!("    - {{metric: \"{m}\", max_drop: 0.01}}\n"))
         .collect();
     TestProject::new()
@@ -93,6 +98,10 @@ fn every_new_measure_is_stored_and_gated_at_trec_eval_values() {
         let mean = stored["aggregates"]["all"][m].as_f64().unwrap();
         assert_eq!(round4(mean), aq[&(trec.to_string(), "all".to_string())], "{m}");
     }
+    for (trec, m) in GEOMETRIC {
+        let mean = stored["aggregates"]["all"][m].as_f64().unwrap();
+        assert_eq!(round4(mean), aq[&(trec.to_string(), "all".to_string())], "{m}");
+    }
 
     let p2 = project("results.trunc", "recall@10", "");
     fs::create_dir_all(p2.path("store")).unwrap();
@@ -100,7 +109,7 @@ fn every_new_measure_is_stored_and_gated_at_trec_eval_values() {
     let o = p2.run(&["--format", "json", "gate"]);
     assert!(o.code == 0 || o.code == 1, "{}", o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
-    for (trec, m) in MEASURES {
+    for (trec, m) in MEASURES.iter().chain(GEOMETRIC) {
         let c = check(&v, m);
         let all = |t: &HashMap<(String, String), f64>| t[&(trec.to_string(), "all".to_string())];
         // trec_eval sums num_rel_ret over the 3 queries; the gate tests
@@ -145,7 +154,7 @@ fn a_baseline_from_before_a_measure_is_re_scored_where_its_depth_allows() {
         let v: Value = serde_json::from_str(&o.stdout).unwrap();
         let warnings = v["retrievers"][0]["warnings"].to_string();
         if rescored {
-            for (trec, m) in MEASURES {
+            for (trec, m) in MEASURES.iter().chain(GEOMETRIC) {
                 let b = check(&v, m)["baseline"].as_f64().unwrap();
                 let per = if *m == "num_rel_ret" { 3.0 } else { 1.0 };
                 assert_eq!(round4(b * per), aq[&(trec.to_string(), "all".to_string())], "{m}");
@@ -157,6 +166,7 @@ fn a_baseline_from_before_a_measure_is_re_scored_where_its_depth_allows() {
             assert_eq!(round4(b), aq[&("relative_P_5".to_string(), "all".to_string())]);
             let whole: Vec<&str> = MEASURES
                 .iter()
+                .chain(GEOMETRIC)
                 .map(|(_, m)| *m)
                 .filter(|m| *m != "relative_p@5")
                 .collect();
@@ -169,19 +179,20 @@ fn a_baseline_from_before_a_measure_is_re_scored_where_its_depth_allows() {
     }
 }
 
-/// Text measures and geometric means cannot be compared by a paired test
-/// of means: named, they are refused at their config line (exit 2);
-/// brought by all_trec, they are left out and the rest is gated.
+/// Text measures cannot be compared by a paired test: named, they are
+/// refused at their config line (exit 2); brought by all_trec, they are
+/// left out and the rest (the geometric means too) is gated.
 #[test]
-fn text_and_geometric_measures_are_refused_by_name_and_left_out_of_all_trec() {
-    for (m, want) in [
-        ("gm_map", "rgate.yaml:3: gm_map is a geometric mean over queries"),
-        ("runid", "rgate.yaml:3: runid is text"),
-    ] {
+fn text_measures_are_refused_by_name_and_left_out_of_all_trec() {
+    for m in ["runid", "relstring"] {
         let p = project("results.test", m, "");
         let o = p.run(&["gate"]);
         assert_eq!(o.code, 2, "{m}: {}", o.stderr);
-        assert!(o.stderr.contains(want), "{}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("rgate.yaml:3: {m} is text")),
+            "{}",
+            o.stderr
+        );
         assert!(o.stderr.contains("\nhint: "), "{}", o.stderr);
     }
     let p = project("results.test", "all_trec", "baseline_depth: all\n");
@@ -194,26 +205,65 @@ fn text_and_geometric_measures_are_refused_by_name_and_left_out_of_all_trec() {
         .iter()
         .map(|m| m.as_str().unwrap())
         .collect();
-    for gone in ["runid", "relstring", "gm_map", "gm_bpref"] {
+    for gone in ["runid", "relstring"] {
         assert!(!names.contains(&gone), "{names:?}");
     }
-    assert!(
-        names.contains(&"bpref") && names.contains(&"ndcg@1000"),
-        "{names:?}"
-    );
-
+    for kept in ["bpref", "ndcg@1000", "gm_map", "gm_bpref"] {
+        assert!(names.contains(&kept), "{kept}: {names:?}");
+    }
     let o = p.bare(&[
         "compare",
         "--gold",
         "qrels.test",
         "--metrics",
-        "gm_bpref",
+        "relstring",
         "results.test",
         "results.trunc",
     ]);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("gm_bpref is a geometric mean"), "{}", o.stderr);
-    assert!(o.stderr.contains("gate bpref"), "{}", o.stderr);
+    assert!(o.stderr.contains("relstring is text"), "{}", o.stderr);
+}
+
+/// compare on gm_map with the t-test is a paired t-test of the logs of
+/// each query's AP (floored at 0.00001), told in gm_map's units. Expected
+/// values from an independent computation (Python, scipy 1.17.1): AP per
+/// query from the demo gold set and runs by its definition, then
+/// `scipy.stats.ttest_rel(log_regressed, log_hybrid)`: p 0.0032477556545,
+/// geometric means 0.4573594678 and 0.1830741821, the t interval of the
+/// mean log difference mapped by GM_b (e^x - 1): [-0.3570230437,
+/// -0.1233216899].
+#[test]
+fn compare_tests_a_geometric_mean_on_the_log_scale() {
+    let p = TestProject::demo(&["hybrid", "hybrid-regressed"]);
+    let (code, v) = p.json(&[
+        "compare",
+        "--gold",
+        "demo/gold.yaml",
+        "--metrics",
+        "gm_map",
+        "--test",
+        "t-test",
+        "demo/runs/hybrid.jsonl",
+        "demo/runs/hybrid-regressed.jsonl",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let c = &v["runs"][0]["checks"][0];
+    let close = |key: &str, want: f64| {
+        let got = c[key].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9, "{key}: {got} vs {want}");
+    };
+    close("p_value", 0.003_247_755_654_5);
+    close("baseline", 0.457_359_467_8);
+    close("current", 0.183_074_182_1);
+    close("delta", 0.183_074_182_1 - 0.457_359_467_8);
+    close("ci_low", -0.357_023_043_7);
+    close("ci_high", -0.123_321_689_9);
+    assert_eq!(
+        v["runs"][0]["means"]["gm_map"]
+            .as_f64()
+            .map(|x| (x * 1e4).round() / 1e4),
+        Some(0.1831)
+    );
 }
 
 /// `eval --list-metrics` stands alone (no --gold or --run), and names
