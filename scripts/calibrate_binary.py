@@ -636,6 +636,34 @@ def sc_skew_false_flags(runner, audit, trials, seed):
     return {"flagged": r}
 
 
+def sc_geomean(runner, audit, trials, seed):
+    """(i) gm_map, gated on the log scale (issue #30): how often an
+    unchanged retriever fails it (tolerance 0, so H0 "no drop"; alpha 0.05,
+    one check, no correction), with map beside it; and how often a drop
+    (the top relevant chunk of 30% of the queries moved down 3 ranks) is
+    caught by each. Under `test: bootstrap` gm_map is decided by the t-test
+    (the report's test column says so): the bootstrap-t cried wolf on it."""
+    w = World([100], seed + 9)
+    rules = [{"metric": "gm_map", "max_drop": 0, "strata": "overall"},
+             {"metric": "map", "max_drop": 0, "strata": "overall"}]
+    out = {}
+    for label, test, regress in (("unchanged", "bootstrap", None), ("unchanged", "t-test", None),
+                                 ("unchanged", "randomization", None), ("dropped", "randomization", (None, 3, 0.3)),
+                                 ("dropped", "bootstrap", (None, 3, 0.3)), ("dropped", "t-test", (None, 3, 0.3))):
+        rng = random.Random(seed * 11 + len(test) + (regress is not None))
+        cfg = config_yaml(["sim"], rules, test=test, metrics=["gm_map", "map"], extra={"correction": "none"})
+        fails = {"gm_map": 0, "map": 0}
+        for _ in range(trials):
+            code, rep = runner.gate(w, {"sim": draw_pair(w, rng, regress=regress)}, cfg)
+            audit.add("i", rep)
+            for m in fails:
+                fails[m] += find(rep, "sim", m, "all")["verdict"] == "fail"
+        rates = {m: rate(k, trials) for m, k in fails.items()}
+        out[f"{label} {test}"] = rates
+        print(f"(i) {label}, {test}: failed gm_map {fmt_rate(rates['gm_map'])}, map {fmt_rate(rates['map'])}", flush=True)
+    return out
+
+
 def sc_reorder(runner, audit, trials, seed):
     """(f) the gold file (and the current run) with its queries reordered:
     every p and bound identical."""
@@ -742,7 +770,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/rgate")
     ap.add_argument("--trials", type=int, default=300)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i")
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--h-churn", default="0.25,1.0", help="(h): shares of queries whose ranking is redrawn")
     ap.add_argument("--no-init", action="store_true", help="(h): only the --propose rule sets")
@@ -772,6 +800,8 @@ def main():
         if "e" in only:
             res["e_skew"] = sc_skew(runner, audit, T, args.seed)
             res["e0_skew_false_flags"] = sc_skew_false_flags(runner, audit, T, args.seed)
+        if "i" in only:
+            res["i_geomean"] = sc_geomean(runner, audit, T, args.seed)
         if "f" in only:
             res["f_reorder"] = sc_reorder(runner, audit, max(30, T // 5), args.seed)
         if "h" in only:

@@ -141,6 +141,10 @@ pub(super) fn test(
     let usable: Vec<usize> = (0..cur.scores.metrics.len())
         .filter(|&m| paired.values[m].is_some())
         .collect();
+    let geometric: Vec<bool> = usable
+        .iter()
+        .map(|&m| compare::geo::is_geometric(&cur.scores.metrics[m]))
+        .collect();
     let mut tested = HashMap::new();
     let base_of = |m: usize, q: usize| paired.values[m].as_ref().map_or(0.0, |v| v[q]);
     let cur_of = |m: usize, q: usize| cur.scores.values[m][q];
@@ -154,7 +158,9 @@ pub(super) fn test(
         // draws, so the same outcomes bit for bit; not tested twice.
         let t = match &overall {
             Some(t0) if si > 0 && scope.members == scopes[0].members => t0.clone(),
-            _ => compare::test_scope(&prep.gold, scopes, si, &usable, &base_of, &cur_of, settings),
+            _ => compare::test_scope(
+                &prep.gold, scopes, si, &usable, &geometric, &base_of, &cur_of, settings,
+            ),
         };
         for (k, &mi) in usable.iter().enumerate() {
             tested.insert(

@@ -264,6 +264,26 @@ fn compare_tests_a_geometric_mean_on_the_log_scale() {
             .map(|x| (x * 1e4).round() / 1e4),
         Some(0.1831)
     );
+
+    // Under the default bootstrap too: on heavy-tailed log deltas the
+    // bootstrap-t cries wolf, so a geometric mean gets the t-test, and the
+    // test column says so.
+    let (code, v) = p.json(&[
+        "compare",
+        "--gold",
+        "demo/gold.yaml",
+        "--metrics",
+        "gm_map,map",
+        "demo/runs/hybrid.jsonl",
+        "demo/runs/hybrid-regressed.jsonl",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let checks = &v["runs"][0]["checks"];
+    assert_eq!(checks[0]["metric"], "gm_map");
+    assert_eq!(checks[0]["test"], "t-test");
+    assert!((checks[0]["p_value"].as_f64().unwrap() - 0.003_247_755_654_5).abs() < 1e-9);
+    assert_eq!(checks[1]["metric"], "map");
+    assert_eq!(checks[1]["test"], "bootstrap");
 }
 
 /// `eval --list-metrics` stands alone (no --gold or --run), and names
