@@ -350,12 +350,12 @@ pub fn compare(
         tested_base.as_ref().unwrap_or(baseline),
         tested_cand.as_ref().unwrap_or(candidate),
     );
+    let geometric: Vec<bool> = baseline.metrics.iter().map(geo::is_geometric).collect();
     let mut rows = Vec::new();
     for si in 0..scopes.len() {
         if (si > 0 && !by_stratum) || scopes[si].members.is_empty() {
             continue;
         }
-        let geometric: Vec<bool> = baseline.metrics.iter().map(geo::is_geometric).collect();
         let tested = test_scope(
             gold,
             &scopes,
@@ -375,7 +375,7 @@ pub fn compare(
             // size in the units tested.
             let d = deltas(candidate, baseline);
             let skew = skew_of(&d, gold, &scopes, si, settings.weighting);
-            let d_tested = deltas(tc, tb);
+            let d_tested = if geometric[m] { deltas(tc, tb) } else { d.clone() };
             let effect_size = effect_size(scopes[si].members.iter().map(|&q| d_tested[q]));
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for &q in &scopes[si].members {
@@ -401,7 +401,7 @@ pub fn compare(
                 p_adjusted: f64::NAN,
             };
             let (mut lower_bound, mut upper_bound) = (t.lower_bound, t.upper_bound);
-            if geo::is_geometric(&cmp.metric) {
+            if geometric[m] {
                 let back = geo::to_units(&mut cmp);
                 lower_bound = back.delta(lower_bound);
                 upper_bound = back.delta(upper_bound);
@@ -628,15 +628,11 @@ pub fn family(
         let t = tested.inferences[0].outcome(settings.alpha);
         // A geometric mean's change back in its units, about the
         // runner-up's geometric mean.
-        let back = |x: f64| {
-            if log {
-                let logs: Vec<f64> = (0..gold.len()).map(|q| value(base, q)).collect();
-                let gm = scope_mean(&logs, &sc, 0, settings.weighting).exp();
-                geo::Back { gm_b: gm }.delta(x)
-            } else {
-                x
-            }
-        };
+        let gm = log.then(|| {
+            let logs: Vec<f64> = (0..gold.len()).map(|q| value(base, q)).collect();
+            scope_mean(&logs, &sc, 0, settings.weighting).exp()
+        });
+        let back = |x: f64| gm.map_or(x, |gm_b| geo::Back { gm_b }.delta(x));
         Some(RunnerUp {
             run: other,
             delta: back(t.mean_delta),

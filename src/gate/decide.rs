@@ -117,7 +117,8 @@ fn summarize(
         let baseline_mean = compare::scope_mean(base_vals, scopes, w.scope, settings.weighting);
         let current_mean = compare::scope_mean(cur_vals, scopes, w.scope, settings.weighting);
         let d: Vec<f64> = cur_vals.iter().zip(base_vals).map(|(c, b)| c - b).collect();
-        let (spread, scale) = if crate::compare::geo::is_geometric(&metrics[w.metric]) {
+        let geometric = crate::compare::geo::is_geometric(&metrics[w.metric]);
+        let (spread, scale) = if geometric {
             let span = crate::compare::geo::log_span();
             let dz: Vec<f64> = d.iter().map(|x| x / span).collect();
             let (bz, cz) = (
@@ -174,7 +175,7 @@ fn summarize(
         out.spreads.push(spread);
         out.scales.push(scale);
         out.shown_tolerances.push(match w.rule {
-            Some(ri) if tolerance.is_some() && scale != 1.0 => {
+            Some(ri) if tolerance.is_some() && geometric => {
                 Some(settings.rules[ri].tolerance.resolve(baseline_mean.exp()))
             }
             _ => None,
