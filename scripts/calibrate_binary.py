@@ -83,21 +83,59 @@ def fmt_rate(r):
 # ---------------------------------------------------------------- metrics
 
 
-def metric_value(name, placed, grades_all):
+def split_metric(name):
+    """("ndcg", 10) for "ndcg@10"; ("bpref", None) for "bpref"."""
+    if "@" in name:
+        base, k = name.split("@", 1)
+        return base, int(k)
+    return name, None
+
+
+def metric_value(name, placed, grades_all, nonrel=()):
     """`placed`: [(0-based position, grade)] of the retrieved relevant chunks;
-    `grades_all`: every relevant grade of the query (for the ideal and recall)."""
-    if name == "ndcg@10":
-        dcg = sum(g / math.log2(p + 2) for p, g in placed if p < 10)
-        ideal = sorted(grades_all, reverse=True)[:10]
+    `grades_all`: every relevant grade of the query (for the ideal and recall);
+    `nonrel`: (0-based positions of the retrieved chunks judged non-relevant,
+    the number of them in the gold set), only bpref reads it.
+
+    As rgate computes them (src/metrics): ndcg@k (gain = grade, discount
+    log2(rank + 1)), hit_rate@k (success), recall@k, mrr@k (recip_rank cut
+    at k), err@k (gdeval's ERR: stop chance (2^min(g, 4) - 1) / 16 at each
+    hit within the top k, summed as stop * reach / rank), bpref (trec_eval:
+    each retrieved relevant chunk scores 1 - min(judged non-relevant above
+    it, R) / min(N, R), summed over R) and num_rel_ret (relevant chunks
+    anywhere in the ranking)."""
+    base, k = split_metric(name)
+    if base == "ndcg" and k:
+        dcg = sum(g / math.log2(p + 2) for p, g in placed if p < k)
+        ideal = sorted(grades_all, reverse=True)[:k]
         idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
         return dcg / idcg if idcg > 0 else 0.0
-    if name == "hit_rate@3":
-        return 1.0 if any(p < 3 for p, _ in placed) else 0.0
-    if name == "recall@10":
-        return sum(1 for p, _ in placed if p < 10) / len(grades_all)
-    if name == "mrr@10":
-        top = [p for p, _ in placed if p < 10]
+    if base == "hit_rate" and k:
+        return 1.0 if any(p < k for p, _ in placed) else 0.0
+    if base == "recall" and k:
+        return sum(1 for p, _ in placed if p < k) / len(grades_all)
+    if base == "mrr" and k:
+        top = [p for p, _ in placed if p < k]
         return 1.0 / (min(top) + 1) if top else 0.0
+    if base == "err" and k:
+        score, reach = 0.0, 1.0
+        for p, g in sorted(placed):
+            if p >= k or g <= 0:
+                continue
+            stop = (2.0 ** min(g, 4) - 1.0) / 16.0
+            score += stop * reach / (p + 1)
+            reach *= 1.0 - stop
+        return score
+    if name == "num_rel_ret":
+        return float(sum(1 for _, g in placed if g > 0))
+    if name == "bpref":
+        pos, n_nonrel = nonrel if nonrel else ((), 0)
+        r = len(grades_all)
+        tot = 0.0
+        for p, _ in placed:
+            above = sum(1 for x in pos if x < p)
+            tot += 1.0 - min(above, r) / min(n_nonrel, r) if above > 0 else 1.0
+        return tot / r if r else tot
     raise ValueError(name)
 
 
@@ -111,6 +149,8 @@ class Query:
         self.u = u
         self.grades = grades  # grade of relevant chunk j, j = 0..r-1
         self._states = None
+        self.depth = 30  # length of every run of this query
+        self.judged = frozenset()  # distractors x<i> judged non-relevant (grade 0)
 
     def docs(self):
         return [f"{self.id}-r{j}" for j in range(len(self.grades))]
@@ -160,20 +200,38 @@ class Query:
         return out
 
     def value(self, name, placed):
-        return metric_value(name, [(p, self.grades[j]) for p, j in placed], self.grades)
+        nonrel = ()
+        if name == "bpref" and self.judged:
+            taken = {p for p, _ in placed}
+            free = [p for p in range(self.depth) if p not in taken]
+            nonrel = ([p for x, p in enumerate(free) if x in self.judged], len(self.judged))
+        return metric_value(name, [(p, self.grades[j]) for p, j in placed], self.grades, nonrel)
 
 
-def move_down(placed, k):
-    """The top relevant chunk down k ranks; those it passes move up one."""
+def move_down(placed, k, depth=30):
+    """The top relevant chunk down k ranks; those it passes move up one.
+    k = "out": the top relevant chunk leaves the ranking (those below it
+    move up one)."""
     if not placed:
         return placed
     top_p, top_j = placed[0]
-    new_p = min(top_p + k, 29)
+    if k == "out":
+        return [(p - 1, j) for p, j in placed[1:]]
+    new_p = min(top_p + k, depth - 1)
     out = []
     for p, j in placed[1:]:
         out.append((p - 1 if top_p < p <= new_p else p, j))
     out.append((new_p, top_j))
     return sorted(out)
+
+
+def move_up(placed, k):
+    """The top relevant chunk up k ranks (at most to rank 1); the
+    distractors it passes move down one."""
+    if not placed:
+        return placed
+    top_p, top_j = placed[0]
+    return [(max(0, top_p - k), top_j)] + list(placed[1:])
 
 
 def lowest_down(placed):
@@ -219,7 +277,9 @@ class World:
                 for pr, o, pm, g in q.states():
                     pl = q.placed((o, pm, g))
                     if transform[0] == "down":
-                        new = move_down(pl, transform[1])
+                        new = move_down(pl, transform[1], q.depth)
+                    elif transform[0] == "up":
+                        new = move_up(pl, transform[1])
                     elif transform[0] == "skew-loss":
                         if o is None or o >= 10:
                             continue
@@ -251,24 +311,49 @@ class World:
         k = ks[-1]
         return (k, min(1.0, drop / -self.expected(metric, stratum, ("down", k))))
 
+    def solve_up(self, metric, stratum, gain, ks=(1, 2, 3, 5, 8, 20)):
+        """(k, pi): the smallest k whose pi = gain / G_k is at most 0.9 (the
+        top relevant chunk moved up k ranks with probability pi)."""
+        if gain <= 0:
+            return (ks[0], 0.0)
+        for k in ks:
+            d = self.expected(metric, stratum, ("up", k))
+            if d > 0 and gain / d <= 0.9:
+                return (k, gain / d)
+        k = ks[-1]
+        return (k, min(1.0, gain / self.expected(metric, stratum, ("up", k))))
+
+    def judge_distractors(self, seed, m=4, among=20):
+        """Each query gets m of its first `among` distractors judged
+        non-relevant (grade 0 in the gold set), which bpref reads."""
+        rng = random.Random(seed)
+        for q in self.queries:
+            q.judged = frozenset(rng.sample(range(among), m))
+        self._exp = {}
+
+    def set_depth(self, depth):
+        for q in self.queries:
+            q.depth = depth
+        self._exp = {}
+
     # -------- files
 
     def gold_yaml(self, order=None):
         qs = self.queries if order is None else [self.queries[i] for i in order]
         lines = ["version: 1", "queries:"]
         for q in qs:
-            rel = ", ".join(f'"{d}": {g}' for d, g in zip(q.docs(), q.grades))
+            rel = ", ".join([f'"{d}": {g}' for d, g in zip(q.docs(), q.grades)] + [f'"{q.id}-x{x}": 0' for x in sorted(q.judged)])
             lines += [f"  - id: {q.id}", f"    stratum: {q.stratum}", f"    relevant: {{{rel}}}"]
         return "\n".join(lines) + "\n"
 
 
 def ranking(q, placed):
     docs = q.docs()
-    out = [None] * 30
+    out = [None] * q.depth
     for p, j in placed:
         out[p] = docs[j]
     x = 0
-    for i in range(30):
+    for i in range(q.depth):
         if out[i] is None:
             out[i] = f"{q.id}-x{x}"
             x += 1
@@ -312,16 +397,64 @@ def draw_pair(world, rng, churn=1.0, regress=None, skew=None):
     return base, cur
 
 
-def config_yaml(retrievers, rules, test="bootstrap", weighting="micro", decision=None, extra=None, metrics=None):
+def ann_copy(placed, rng, depth, miss=0.1, swaps=(1, 5), lo=4):
+    """One noisy copy of a latent ranking, as an approximate-nearest-
+    neighbour index re-run gives: with chance `miss` one relevant chunk at
+    ranks lo+1..depth (uniformly among those there) drops out of the ranking
+    (the ones below move up, a distractor fills the end), then a uniform
+    number in `swaps` of swaps, each of two adjacent positions within ranks
+    lo+1..depth."""
+    slots = [None] * depth
+    for p, j in placed:
+        slots[p] = j
+    if rng.random() < miss:
+        cand = [p for p in range(lo, depth) if slots[p] is not None]
+        if cand:
+            del slots[rng.choice(cand)]
+            slots.append(None)
+    for _ in range(rng.randint(*swaps)):
+        i = rng.randrange(lo, depth - 1)
+        slots[i], slots[i + 1] = slots[i + 1], slots[i]
+    return [(p, j) for p, j in enumerate(slots) if j is not None]
+
+
+def draw_ann(world, rng, miss=0.1, swaps=(1, 5), deep=frozenset(), shift=8):
+    """(baseline, current): each an independent ann_copy of the query's
+    latent ranking, drawn afresh as World draws one; a query in `deep` has
+    its latent block moved `shift` ranks down first (its rr and nDCG mass
+    only at deep ranks)."""
+    base, cur = [], []
+    for i, q in enumerate(world.queries):
+        latent = q.placed(q.draw(rng))
+        if i in deep:
+            latent = [(p + shift, j) for p, j in latent]
+        base.append(ann_copy(latent, rng, q.depth, miss, swaps))
+        cur.append(ann_copy(latent, rng, q.depth, miss, swaps))
+    return base, cur
+
+
+# The test the scenarios that do not name one run under: None writes no
+# `test:` key, so the binary's default decides (--test sets it).
+DEFAULT_TEST = None
+
+
+def config_yaml(retrievers, rules, test=None, weighting="micro", decision=None, extra=None, metrics=None):
+    test = test or DEFAULT_TEST
+    ms = list(metrics or METRICS)
+    for r in rules:
+        if r["metric"] not in ms:
+            ms.append(r["metric"])
     lines = [
         "gold: gold.yaml",
         "baselines: baselines",
-        f"metrics: [{', '.join(metrics or METRICS)}]",
+        f"metrics: [{', '.join(ms)}]",
         "retrievers:",
     ]
     for r in retrievers:
         lines += [f"  - name: {r}", f"    run: runs/{r}-base.jsonl"]
-    lines += ["gate:", f"  test: {test}", f"  weighting: {weighting}"]
+    lines += ["gate:", f"  weighting: {weighting}"]
+    if test and test != "default":
+        lines.append(f"  test: {test}")
     if decision:
         lines.append(f"  decision: {decision}")
     for k, v in (extra or {}).items():
@@ -335,7 +468,75 @@ def config_yaml(retrievers, rules, test="bootstrap", weighting="micro", decision
             lines.append(f"      max_drop: {r.get('max_drop', 0)}")
         st = r.get("strata", "overall")
         lines.append(f"      strata: {st if isinstance(st, str) else '[' + ', '.join(st) + ']'}")
+        for k, v in r.items():
+            if k not in ("metric", "max_drop", "max_drop_pct", "strata"):
+                lines.append(f"      {k}: {v if isinstance(v, str) else json.dumps(v)}")
     return "\n".join(lines) + "\n"
+
+
+def template_rules(path):
+    """The `rules:` block under `gate:` of an `rgate init` template, parsed
+    by hand (the subset of YAML the template uses: `- key: value` items,
+    `key: value` lines, flow lists, `#` comments)."""
+    def scalar(v):
+        v = v.split(" #", 1)[0].strip()
+        if v.startswith("[") and v.endswith("]"):
+            return [x.strip().strip("'\"") for x in v[1:-1].split(",") if x.strip()]
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            return v[1:-1]
+        try:
+            return int(v)
+        except ValueError:
+            pass
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    rules, cur, in_gate, rules_indent = [], None, False, None
+    for raw in open(path):
+        line = raw.rstrip("\n")
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        ind = len(line) - len(line.lstrip())
+        if ind == 0:
+            in_gate = body.startswith("gate:")
+            rules_indent = None
+            continue
+        if not in_gate:
+            continue
+        if rules_indent is None:
+            if body.startswith("rules:"):
+                rules_indent = ind
+            continue
+        if ind <= rules_indent and not body.startswith("-"):
+            rules_indent = None  # the next key of gate:
+            continue
+        if body.startswith("- "):
+            cur = {}
+            rules.append(cur)
+            body = body[2:].strip()
+        if cur is not None and ":" in body:
+            k, v = body.split(":", 1)
+            cur[k.strip()] = scalar(v)
+    return rules
+
+
+def at_tolerance_zero(rules):
+    """The same rules with every tolerance 0 (absolute)."""
+    out = []
+    for r in rules:
+        r = {k: v for k, v in r.items() if k not in ("max_drop", "max_drop_pct")}
+        r["max_drop"] = 0
+        out.append(r)
+    return out
+
+
+def rule_label(r):
+    st = r.get("strata", "overall")
+    tol = f"{r['max_drop_pct']}%" if "max_drop_pct" in r else r.get("max_drop", 0)
+    return f"{r['metric']} {st if isinstance(st, str) else '[' + ','.join(st) + ']'} <= {tol}"
 
 
 class Runner:
@@ -379,7 +580,27 @@ class Runner:
         r = self.run(args, d)
         if r.returncode not in (0, 1):
             raise SystemExit(f"gate failed ({r.returncode}): {r.stderr}")
+        self.last_stderr = r.stderr
         return r.returncode, json.loads(r.stdout)
+
+    def compare(self, world, runs, args):
+        """`runs`: [(name, placements)], the baseline first. Returns (report,
+        stderr) of `rgate compare --gold gold.yaml NAME=PATH ... --format json`."""
+        d = self.tmp
+        os.makedirs(os.path.join(d, "runs"), exist_ok=True)
+        with open(os.path.join(d, "gold.yaml"), "w") as f:
+            f.write(world.gold_yaml())
+        paths = []
+        for name, placed in runs:
+            path = os.path.join("runs", f"cmp-{name}.jsonl")
+            with open(os.path.join(d, path), "w") as f:
+                f.write(run_jsonl(world, placed))
+            paths.append(f"{name}={path}")
+        # No config file is read: the temporary directory has none under config/.
+        r = self.run(["compare", "--gold", "gold.yaml", "--format", "json", "--color", "never"] + list(args) + paths, d)
+        if r.returncode != 0:
+            raise SystemExit(f"compare failed ({r.returncode}): {r.stderr}")
+        return json.loads(r.stdout), r.stderr
 
 
 # ---------------------------------------------------------------- audits
@@ -738,32 +959,59 @@ def sc_init(runner, audit, trials, seed, rules_sets, churns=(0.25, 1.0)):
     return out
 
 
-def check_metrics(runner, seed):
-    """This script's metric values equal `rgate eval`'s on one drawn run."""
+def check_metrics(runner, seed, extra_metrics=()):
+    """This script's metric values equal `rgate eval`'s: on one drawn run of
+    the 30-rank world, and on ANN-noised 50-rank runs (scenario j's, deep
+    queries included) with judged non-relevant chunks in the gold set (for
+    bpref), over every metric a scenario computes (`extra_metrics`: those of
+    the init template's rules, where this script can compute them)."""
     w = World([30, 20], seed)
     rng = random.Random(seed)
     base, _ = draw_pair(w, rng)
+    worst = eval_check(runner, w, base, METRICS)
+    w2 = World([25, 25], seed + 1)
+    w2.set_depth(50)
+    w2.judge_distractors(seed + 2)
+    b2, c2 = draw_ann(w2, random.Random(seed + 3), miss=0.5, deep=frozenset(range(0, 50, 3)))
+    more = list(METRICS) + ["hit_rate@1", "err@10", "err@20", "bpref", "num_rel_ret", "recall@50", "ndcg@20", "mrr@50"]
+    for m in extra_metrics:
+        try:
+            metric_value(m, [(0, 2)], [2])
+        except (ValueError, TypeError):
+            print(f"metric check: {m} is not computed by this script (not checked)", flush=True)
+            continue
+        if m not in more:
+            more.append(m)
+    worst = max(worst, eval_check(runner, w2, b2, more), eval_check(runner, w2, c2, more))
+    print(f"metric check: largest |script - rgate eval| = {worst:.2e} over {', '.join(more)}", flush=True)
+    if worst > 1e-9:
+        raise SystemExit("this script's metrics disagree with rgate eval")
+
+
+def eval_check(runner, w, placed, metrics):
     d = runner.tmp
     with open(os.path.join(d, "gold.yaml"), "w") as f:
         f.write(w.gold_yaml())
     with open(os.path.join(d, "run.jsonl"), "w") as f:
-        f.write(run_jsonl(w, base))
-    r = runner.run(["eval", "--gold", "gold.yaml", "--run", "run.jsonl", "--metrics", ",".join(METRICS), "--per-query", "--format", "json"], d)
+        f.write(run_jsonl(w, placed))
+    r = runner.run(["eval", "--gold", "gold.yaml", "--run", "run.jsonl", "--metrics", ",".join(metrics), "--per-query", "--format", "json"], d)
     if r.returncode != 0:
         raise SystemExit(f"eval failed: {r.stderr}")
     rep = json.loads(r.stdout)
     rows = rep.get("per_query") or rep["runs"][0].get("per_query")
-    worst = 0.0
+    worst, where = 0.0, None
     by_id = {q.id: i for i, q in enumerate(w.queries)}
     for row in rows:
         i = by_id[row["query_id"]]
         q = w.queries[i]
-        for m in METRICS:
+        for m in metrics:
             v = row["values"][m] if "values" in row else row[m]
-            worst = max(worst, abs(v - q.value(m, base[i])))
-    print(f"metric check: largest |script - rgate eval| over {len(rows)} queries x {len(METRICS)} metrics = {worst:.2e}", flush=True)
+            e = abs(v - q.value(m, placed[i]))
+            if e > worst:
+                worst, where = e, (m, q.id, v, q.value(m, placed[i]))
     if worst > 1e-9:
-        raise SystemExit("this script's metrics disagree with rgate eval")
+        print(f"metric check: worst {where} (metric, query, rgate, script)", flush=True)
+    return worst
 
 
 def main():
