@@ -681,7 +681,6 @@ def find(report, retriever, metric, stratum):
 
 def sc_power(runner, audit, trials, seed, kmin=3):
     """(a) power at the printed mde."""
-    out = []
     w = World([120, 60, 25], seed)
     cases = [
         ("ndcg@10 overall (205 q)", "ndcg@10", "all", "overall"),
@@ -689,28 +688,41 @@ def sc_power(runner, audit, trials, seed, kmin=3):
         ("ndcg@10 sign-flip stratum s2 (25 q)", "ndcg@10", "s2", ["s2"]),
         ("hit_rate@3 overall (205 q)", "hit_rate@3", "all", "overall"),
     ]
+    return power_at_mde(runner, audit, trials, seed, w, cases, 0.02, "a", kmin)
+
+
+def power_at_mde(runner, audit, trials, seed, w, cases, tol, tag, kmin=3):
+    """For each case (label, metric, stratum, strata[, ks]): the mde the gate
+    prints under no change (mean over pilots), then a true drop equal to it
+    (the top relevant chunk moved down k ranks, or out of the ranking for
+    k = "out", with probability pi; exact by enumeration), how often it is
+    caught, and the mde printed during the drop. Rule max_drop `tol`."""
+    out = []
     pilots = max(20, trials // 10)
-    for label, metric, stratum, strata in cases:
+    for case in cases:
+        label, metric, stratum, strata = case[:4]
+        ks = case[4] if len(case) > 4 else (3, 5, 8, 12, 20)
+        ks = tuple(k for k in ks if k == "out" or k >= kmin)
         rng = random.Random(seed * 31 + len(out))
-        cfg = config_yaml(["sim"], [{"metric": metric, "max_drop": 0.02, "strata": strata}])
+        cfg = config_yaml(["sim"], [{"metric": metric, "max_drop": tol, "strata": strata}])
         mdes = []
         for _ in range(pilots):
             code, rep = runner.gate(w, {"sim": draw_pair(w, rng)}, cfg)
-            audit.add("a-pilot", rep)
+            audit.add(f"{tag}-pilot", rep)
             c = find(rep, "sim", metric, stratum)
             if c.get("mde") is not None:
                 mdes.append(c["mde"])
         if not mdes:
             out.append({"case": label, "mde": None})
-            print(f"(a) {label}: no mde printed", flush=True)
+            print(f"({tag}) {label}: no mde printed", flush=True)
             continue
         mde = sum(mdes) / len(mdes)
-        k, pi = w.solve_down(metric, stratum, mde, ks=tuple(k for k in (3, 5, 8, 12, 20) if k >= kmin))
+        k, pi = w.solve_down(metric, stratum, mde, ks=ks)
         exact = pi * -w.expected(metric, stratum, ("down", k))
         caught, mde_during, test = 0, [], None
         for _ in range(trials):
             code, rep = runner.gate(w, {"sim": draw_pair(w, rng, regress=(stratum, k, pi))}, cfg)
-            audit.add("a", rep)
+            audit.add(tag, rep)
             c = find(rep, "sim", metric, stratum)
             test = c["test"]
             caught += c["verdict"] == "fail"
@@ -720,6 +732,7 @@ def sc_power(runner, audit, trials, seed, kmin=3):
         row = {
             "case": label,
             "test": test,
+            "max_drop": tol,
             "pilots": pilots,
             "mde_no_change": mde,
             "mde_sd": (sum((m - mde) ** 2 for m in mdes) / max(1, len(mdes) - 1)) ** 0.5,
@@ -730,17 +743,19 @@ def sc_power(runner, audit, trials, seed, kmin=3):
             "mde_during_drop": sum(mde_during) / len(mde_during) if mde_during else None,
         }
         out.append(row)
-        print(f"(a) {label} [{test}], k >= {kmin}: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
+        kk = f", k >= {kmin}" if tag == "a" else ""
+        print(f"({tag}) {label} [{test}]{kk}: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
     return out
 
 
-def sc_retrievers(runner, audit, trials, seed, tols, shapes):
+def sc_retrievers(runner, audit, trials, seed, tols, shapes, counts=(3, 6), weightings=("micro", "macro")):
     """(b) three and six unchanged retrievers in one gate: exit-1 rate, with
     15 checks a retriever (three metrics, overall and every stratum) or one
-    (ndcg@10 overall)."""
+    (ndcg@10 overall). (o) is `--only b --b-checks 15 --b-weighting macro
+    --b-retrievers 6`: the same draws as the full (b) for that row."""
     out = []
     w = World([60, 25, 8, 4], seed)
-    for shape, nret, weighting, tol in itertools.product(shapes, (3, 6), ("micro", "macro"), tols):
+    for shape, nret, weighting, tol in itertools.product(shapes, counts, weightings, tols):
             strata = "all" if shape == 15 else "overall"
             metrics = ("ndcg@10", "hit_rate@3", "recall@10") if shape == 15 else ("ndcg@10",)
             rules = [{"metric": m, "max_drop": tol, "strata": strata} for m in metrics]
@@ -959,6 +974,301 @@ def sc_init(runner, audit, trials, seed, rules_sets, churns=(0.25, 1.0)):
     return out
 
 
+STRATA3 = ["identifier-lookup", "how-to", "multi-hop"]
+
+
+def gated(report):
+    """(retriever, check) of every gated check of a gate report."""
+    for r in report["retrievers"]:
+        for c in r["checks"]:
+            if c["verdict"] != "not-gated":
+                yield r["name"], c
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def skewed(c):
+    return c.get("skew") not in (None, False, {}, [])
+
+
+def sc_ann(runner, audit, trials, seed, init_rules, miss=0.1, swaps=(1, 5), deep_share=0.3, shift=8):
+    """(j) ANN re-run noise on an unchanged retriever. Each trial draws each
+    query's latent ranking (as World draws one, 50 ranks); the baseline and
+    the current run are independent noisy copies of it (ann_copy: a miss
+    with chance `miss`, a few adjacent swaps, all within ranks 5-50), so the
+    two runs are exchangeable and every check's null holds exactly. Gated at
+    tolerance 0 by (i) ndcg@10 overall alone, (ii) the rules `rgate init`
+    writes with every tolerance 0, (iii) mrr@10 alone on the smallest
+    stratum, each its own gate on the same draws. Worlds of 90 (30/30/30)
+    and 300 (120/120/60) queries, each plain and heavy-tailed (a share
+    `deep_share` of the queries with their relevant block `shift` ranks
+    down: their rr and nDCG mass only at deep ranks, their deltas sparse)."""
+    out = []
+    worlds = [("90 q (30/30/30)", [30, 30, 30]), ("300 q (120/120/60)", [120, 120, 60])]
+    for (wlabel, sizes), heavy in itertools.product(worlds, (False, True)):
+        w = World(sizes, seed + sum(sizes), names=STRATA3)
+        w.set_depth(50)
+        drng = random.Random(seed * 23 + sum(sizes))
+        deep = frozenset(i for i in range(len(w.queries)) if drng.random() < deep_share) if heavy else frozenset()
+        small = STRATA3[sizes.index(min(sizes))]
+        configs = [
+            ("ndcg@10 overall alone", [{"metric": "ndcg@10", "max_drop": 0, "strata": "overall"}]),
+            ("init rules at max_drop 0", at_tolerance_zero(init_rules)),
+            (f"mrr@10 on {small} ({min(sizes)} q) alone", [{"metric": "mrr@10", "max_drop": 0, "strata": [small]}]),
+        ]
+        cfgs = [(label, config_yaml(["search"], rules)) for label, rules in configs]
+        rng = random.Random(seed * 29 + sum(sizes) + heavy)
+        stats = {label: {"exit1": 0, "checks": {}} for label, _ in cfgs}
+        changed = 0
+        for _ in range(trials):
+            base, cur = draw_ann(w, rng, miss, swaps, deep, shift)
+            changed += sum(b != c for b, c in zip(base, cur))
+            for label, cfg in cfgs:
+                code, rep = runner.gate(w, {"search": (base, cur)}, cfg)
+                audit.add("j", rep)
+                st = stats[label]
+                st["exit1"] += code == 1
+                for _, c in gated(rep):
+                    key = f"{c['metric']} {c['stratum']} (n {c['n']})"
+                    d = st["checks"].setdefault(key, {"fail": 0, "improved": 0, "inconclusive": 0, "fail_skewed": 0, "nonfinite_bound": 0, "tests": []})
+                    d["fail"] += c["verdict"] == "fail"
+                    d["improved"] += c["verdict"] == "improved"
+                    d["inconclusive"] += c["verdict"] == "inconclusive"
+                    d["fail_skewed"] += c["verdict"] == "fail" and skewed(c)
+                    d["nonfinite_bound"] += not (finite(c.get("upper_bound")) and finite(c.get("lower_bound")))
+                    if c["test"] not in d["tests"]:
+                        d["tests"].append(c["test"])
+        world = f"{wlabel}{', heavy tails (' + str(len(deep)) + ' deep queries, shift ' + str(shift) + ')' if heavy else ''}"
+        share = changed / (trials * len(w.queries))
+        print(f"(j) {world}: miss {miss}, swaps {swaps[0]}-{swaps[1]} a run; share of queries whose ranking differs {share:.3f}", flush=True)
+        for label, _ in cfgs:
+            st = stats[label]
+            row = {"world": world, "config": label, "exit1": rate(st["exit1"], trials), "share_changed": share, "checks": []}
+            print(f"(j)   {label}: exit 1 {fmt_rate(row['exit1'])}", flush=True)
+            for key, d in st["checks"].items():
+                cr = {"check": key, "tests": d["tests"], "fail": rate(d["fail"], trials), "improved": rate(d["improved"], trials),
+                      "inconclusive": rate(d["inconclusive"], trials), "fails_flagged_skewed": d["fail_skewed"], "nonfinite_bounds": d["nonfinite_bound"]}
+                row["checks"].append(cr)
+                print(f"(j)     {key} [{'/'.join(d['tests'])}]: fail {fmt_rate(cr['fail'])}; improved {fmt_rate(cr['improved'])}; inconclusive {cr['inconclusive']['rate']:.3f}; fails flagged skewed {d['fail_skewed']}/{d['fail']}; non-finite bounds {d['nonfinite_bound']}", flush=True)
+            out.append(row)
+    return out
+
+
+def loss_grid(n):
+    """Every L for n <= 30, else about 25 values including n-2, n-1, n."""
+    if n <= 30:
+        return list(range(n + 1))
+    return sorted({round(i * n / 22) for i in range(23)} | {n - 2, n - 1, n})
+
+
+def sc_monotone(runner, audit, seed, ns, tests, gate_seeds):
+    """(k) monotone in the loss. One stratum of n queries, one relevant chunk
+    each, every baseline query a hit at rank 1; the current run loses L of
+    them (the relevant chunk out of the ranking; nested sets: the first L
+    of one fixed order). Rule {hit_rate@1, max_drop 0.1} on the stratum,
+    for each test (`default` writes no `test:`) and gate seed: the gate's
+    exit code must be monotone in L (once 1, always 1). Then `rgate compare`
+    on the same files: every printed interval finite, and its upper end
+    below 0 from some L on."""
+    out = []
+    for n in ns:
+        qs = [Query(f"q0-{i:04d}", "s0", 0.5, [2]) for i in range(n)]
+        w = World([], seed)
+        w.strata, w.queries = ["s0"], qs
+        order = list(range(n))
+        random.Random(seed * 37 + n).shuffle(order)
+        base = [[(0, 0)] for _ in qs]
+        grid = loss_grid(n)
+        curs = {}
+        for L in grid:
+            lost = set(order[:L])
+            curs[L] = [[] if i in lost else [(0, 0)] for i in range(n)]
+        for test in tests:
+            for gs in gate_seeds:
+                extra = {"seed": gs} if gs is not None else None
+                cfg = config_yaml(["sim"], [{"metric": "hit_rate@1", "max_drop": 0.1, "strata": ["s0"]}], test=test, metrics=["hit_rate@1"], extra=extra)
+                rows, first_fail, violations, nonfinite, used = [], None, [], [], None
+                for L in grid:
+                    code, rep = runner.gate(w, {"sim": (base, curs[L])}, cfg)
+                    audit.add("k", rep)
+                    c = find(rep, "sim", "hit_rate@1", "s0")
+                    used = c["test"]
+                    rows.append([L, code, c["verdict"], c.get("p_adjusted"), c.get("upper_bound")])
+                    if not finite(c.get("upper_bound")):
+                        nonfinite.append(["gate", L, "upper_bound", c.get("upper_bound")])
+                    if code == 1 and first_fail is None:
+                        first_fail = L
+                    elif code == 0 and first_fail is not None:
+                        violations.append(L)
+                # compare on the same files
+                cargs = ["-m", "hit_rate@1"] + (["--test", test] if test and test != "default" else []) + (["--seed", str(gs)] if gs is not None else [])
+                crow, below_from, cviol = [], None, []
+                for L in grid:
+                    crep, _ = runner.compare(w, [("base", base), ("cur", curs[L])], cargs)
+                    c = [x for x in crep["runs"][0]["checks"] if x["stratum"] == "all"][0]
+                    for key in ("ci_low", "ci_high", "lower_bound", "upper_bound", "p_value"):
+                        if not finite(c.get(key)):
+                            nonfinite.append(["compare", L, key, c.get(key)])
+                    crow.append([L, c["delta"], c.get("ci_low"), c.get("ci_high"), c.get("p_value")])
+                    hi = c.get("ci_high")
+                    below = finite(hi) and hi < 0
+                    if below and below_from is None:
+                        below_from = L
+                    elif not below and below_from is not None:
+                        cviol.append(L)
+                # The identical run (L = 0) at tolerance 0 with on_inconclusive: fail.
+                cfg0 = config_yaml(["sim"], [{"metric": "hit_rate@1", "max_drop": 0, "strata": ["s0"]}], test=test, metrics=["hit_rate@1"],
+                                   extra=dict(extra or {}, on_inconclusive="fail"))
+                code0, rep0 = runner.gate(w, {"sim": (base, curs[0])}, cfg0)
+                audit.add("k", rep0)
+                ident0 = [code0, find(rep0, "sim", "hit_rate@1", "s0")["verdict"]]
+                late = [x for x in nonfinite if first_fail is not None and x[1] >= first_fail]
+                row = {"n": n, "test": test, "test_used": used, "gate_seed": gs, "grid": grid, "first_fail": first_fail,
+                       "violations": violations, "identical_run": rows[0][1:3], "identical_run_tol0_on_inconclusive_fail": ident0, "compare_ci_high_below_0_from": below_from,
+                       "compare_violations": cviol, "nonfinite": nonfinite, "gate": rows, "compare": crow}
+                out.append(row)
+                ok = "monotone" if not violations else f"NOT monotone: passes at L = {violations}"
+                cok = "" if not cviol else f", but not at L = {cviol}"
+                print(f"(k) n = {n}, test {test} [{used}]{'' if gs is None else ', gate seed ' + str(gs)}: first failing L {first_fail} ({ok}); L = 0 (identical run): exit {rows[0][1]} {rows[0][2]}, at max_drop 0 + on_inconclusive fail: exit {ident0[0]} {ident0[1]}; "
+                      f"compare's upper end < 0 from L = {below_from}{cok}; non-finite values printed: {len(nonfinite)} ({len(late)} at L >= first fail) {nonfinite[:4]}", flush=True)
+    return out
+
+
+def improved_runs(base, rng, k, pi):
+    return [move_up(pb, k) if rng.random() < pi else pb for pb in base]
+
+
+def sc_runner_up(runner, trials, seed, sizes=(50, 50, 50), corrections=("holm", "bh"), alpha=0.05):
+    """(l) compare's runner-up statement on two truly equal variants. A
+    baseline run and six variants, each the baseline with the top relevant
+    chunk of a share of the queries moved up k ranks (k, share solved by
+    enumeration for the expected nDCG@10 gain): v2 and v5 +10% of the
+    baseline's mean (the same distribution, drawn independently), v1, v3, v4,
+    v6 +3%, +5%, +6.5%, +8%. Among the trials where v2 and v5 rank top two,
+    how often the statement names a best and claims it "also significantly
+    better" than the runner-up (the null holds: must be <= alpha)."""
+    w = World(list(sizes), seed + 43, names=STRATA3[:len(sizes)])
+    bm = w.mean("ndcg@10", "all")
+    shares = {"v1": 0.3, "v2": 1.0, "v3": 0.5, "v4": 0.65, "v5": 1.0, "v6": 0.8}
+    solved = {v: w.solve_up("ndcg@10", "all", f * 0.10 * bm) for v, f in shares.items()}
+    equal = {"v2", "v5"}
+    rng = random.Random(seed * 41)
+    tests = ["--test", DEFAULT_TEST] if DEFAULT_TEST and DEFAULT_TEST != "default" else []
+    st = {c: {"top2": 0, "best_named": 0, "claimed": 0, "no_runner_up": 0, "levels": set()} for c in corrections}
+    for _ in range(trials):
+        base, _ = draw_pair(w, rng)
+        runs = [("base", base)] + [(v, improved_runs(base, rng, *solved[v])) for v in shares]
+        for corr in corrections:
+            rep, _ = runner.compare(w, runs, ["-m", "ndcg@10", "--correction", corr, "--alpha", str(alpha)] + tests)
+            top2 = {r["name"] for r in rep["ranking"][:2]}
+            if top2 != equal:
+                continue
+            s = st[corr]
+            s["top2"] += 1
+            stmt = rep["statement"]
+            if stmt.get("best") in equal:
+                s["best_named"] += 1
+                ru = stmt.get("runner_up")
+                if ru is None:
+                    s["no_runner_up"] += 1
+                elif ru.get("name") in equal and ru.get("better"):
+                    s["claimed"] += 1
+                if ru is not None and ru.get("level") is not None:
+                    s["levels"].add(round(ru["level"], 6))
+    out = {"n": len(w.queries), "baseline_ndcg10": bm, "variants": {v: {"k": k, "pi": pi, "gain": shares[v] * 0.10 * bm} for v, (k, pi) in solved.items()}, "corrections": {}}
+    for corr, s in st.items():
+        r = rate(s["claimed"], s["top2"])
+        rb = rate(s["claimed"], s["best_named"])
+        out["corrections"][corr] = {"top2_trials": s["top2"], "best_named": s["best_named"], "claimed_given_top2": r, "claimed_given_best_named": rb, "runner_up_absent": s["no_runner_up"], "levels": sorted(s["levels"])}
+        print(f"(l) equal variants v2, v5 (+{0.10 * bm:.4f} nDCG@10, n {len(w.queries)}), {corr}: top two in {s['top2']}/{trials}; best named in {s['best_named']}; "
+              f"'also significantly better than the runner-up' {fmt_rate(r)} (alpha {alpha}); of best named {rb['rate']:.3f}; runner_up absent {s['no_runner_up']}; levels {sorted(s['levels'])}", flush=True)
+    return out
+
+
+def sc_sweep(runner, trials, seed, nvar=32, gain=0.075, sizes=(100, 100, 100)):
+    """(l) a large family: nvar variants, each the baseline with a share of
+    the queries' top relevant chunk moved up (expected +gain nDCG@10), x 2
+    metrics (ndcg@10, recall@10) x 4 scopes (--by-stratum, 3 strata): is a
+    winner named (statement.best not null)? And the warnings compare prints."""
+    w = World(list(sizes), seed + 47, names=STRATA3[:len(sizes)])
+    k, pi = w.solve_up("ndcg@10", "all", gain)
+    rng = random.Random(seed * 43)
+    tests = ["--test", DEFAULT_TEST] if DEFAULT_TEST and DEFAULT_TEST != "default" else []
+    named, warnings, fam, minp, better = 0, {}, None, [], []
+    t0 = time.time()
+    for _ in range(trials):
+        base, _ = draw_pair(w, rng)
+        runs = [("base", base)] + [(f"v{i:02d}", improved_runs(base, rng, k, pi)) for i in range(nvar)]
+        rep, err = runner.compare(w, runs, ["-m", "ndcg@10,recall@10", "--by-stratum"] + tests)
+        fam = rep["settings"].get("family_tests")
+        named += rep["statement"].get("best") is not None
+        better.append(sum(bool(r.get("better")) for r in rep["ranking"]))
+        ps = [c["p_adjusted"] for r in rep["runs"] for c in r["checks"] if finite(c.get("p_adjusted"))]
+        minp.append(min(ps) if ps else None)
+        for line in err.splitlines():
+            line = line.strip()
+            if line:
+                key = re.sub(r"\d+(\.\d+)?", "#", line)[:300]
+                warnings.setdefault(key, [0, line])[0] += 1
+    r = rate(named, trials)
+    out = {"variants": nvar, "gain": gain, "k": k, "pi": pi, "n": len(w.queries), "family_tests": fam, "winner_named": r,
+           "variants_better_per_trial": better, "min_p_adjusted": minp, "warnings": [{"count": c, "example": ex} for c, ex in warnings.values()],
+           "seconds_per_compare": (time.time() - t0) / max(1, trials)}
+    print(f"(l) sweep: {nvar} variants +{gain} nDCG@10 (k={k}, pi={pi:.3f}), 2 metrics x 4 scopes, n {len(w.queries)}, family {fam}: a winner named {fmt_rate(r)}; "
+          f"variants 'better' per trial {better}; smallest p_adj {minp}", flush=True)
+    for c, ex in warnings.values():
+        print(f"(l)   compare printed ({c}/{trials}): {ex}", flush=True)
+    return out
+
+
+def sc_recall_power(runner, audit, trials, seed, init_rules, churns=(0.25, 1.0)):
+    """(m) power on a real drop: a 5% relative recall@10 drop (the top
+    relevant chunk moved down k ranks with probability pi, exact) on 90
+    queries (30/30/30, (h)'s world), and an unchanged run, under one rule
+    {recall@10, max_drop 0, overall} and under the rules `rgate init` writes
+    (as written); both rule sets see the same draws. Exit-1 rate."""
+    w = World([30, 30, 30], seed, names=STRATA3)
+    bm = w.mean("recall@10", "all")
+    drop = 0.05 * bm
+    k, pi = w.solve_down("recall@10", "all", drop)
+    sets = [("one rule recall@10 overall max_drop 0", [{"metric": "recall@10", "max_drop": 0, "strata": "overall"}]),
+            ("init rules (" + "; ".join(rule_label(r) for r in init_rules) + ")", init_rules)]
+    out = []
+    for churn in churns:
+        for case, regress in (("5% recall@10 drop", ("all", k, pi)), ("unchanged", None)):
+            for label, rules in sets:
+                rng = random.Random(seed * 53 + int(churn * 100) + (regress is None))
+                cfg = config_yaml(["search"], rules)
+                fails = 0
+                for _ in range(trials):
+                    code, rep = runner.gate(w, {"search": draw_pair(w, rng, churn=churn, regress=regress)}, cfg)
+                    audit.add("m", rep)
+                    fails += code == 1
+                r = rate(fails, trials)
+                out.append({"rules": label, "churn": churn, "case": case, "exit1": r, "k": k, "pi": pi, "drop": drop, "baseline_recall10": bm})
+                print(f"(m) {label}, churn {churn}, {case} (recall@10 {bm:.4f}, drop {drop:.4f}, k={k}, pi={pi:.3f}): exit 1 {fmt_rate(r)}", flush=True)
+    return out
+
+
+def sc_power_other(runner, audit, trials, seed, tol=0.0, kmin=3):
+    """(n) (a) for other measures: err@10 (overall and a 60-query stratum),
+    bpref (4 of each query's first 20 distractors judged non-relevant in the
+    gold set) and num_rel_ret (the drop: the top relevant chunk out of the
+    ranking). The printed mde under no change, a true drop equal to it,
+    caught rate (promise .80), the mde printed during the drop."""
+    w = World([120, 60, 25], seed + 5)
+    w.judge_distractors(seed + 6)
+    cases = [
+        ("err@10 overall (205 q)", "err@10", "all", "overall"),
+        ("err@10 stratum s1 (60 q)", "err@10", "s1", ["s1"]),
+        ("bpref overall (205 q)", "bpref", "all", "overall"),
+        ("num_rel_ret overall (205 q)", "num_rel_ret", "all", "overall", ("out",)),
+    ]
+    return power_at_mde(runner, audit, trials, seed + 5, w, cases, tol, "n", kmin)
+
+
 def check_metrics(runner, seed, extra_metrics=()):
     """This script's metric values equal `rgate eval`'s: on one drawn run of
     the 30-rank world, and on ANN-noised 50-rank runs (scenario j's, deep
@@ -1018,29 +1328,61 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/rgate")
     ap.add_argument("--trials", type=int, default=300)
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l,m,n")
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--h-churn", default="0.25,1.0", help="(h): shares of queries whose ranking is redrawn")
     ap.add_argument("--no-init", action="store_true", help="(h): only the --propose rule sets")
     ap.add_argument("--a-kmin", default="3", help="(a): the smallest k a drop may use, comma-separated for several runs")
     ap.add_argument("--b-checks", default="15,1", help="(b): checks per retriever, 15 and/or 1")
     ap.add_argument("--b-tols", default="0", help="max_drop of (b)'s rules, comma-separated")
+    ap.add_argument("--b-weighting", default="micro,macro", help="(b)/(o): weightings, micro and/or macro")
+    ap.add_argument("--b-retrievers", default="3,6", help="(b)/(o): numbers of unchanged retrievers in one gate")
+    ap.add_argument("--b-trials", type=int, default=None, help="(b)/(o): trials (default max(100, 2/3 of --trials))")
+    ap.add_argument("--test", default=None, help="the test written as `test:` (and compare's --test) where a scenario names none; default: none written, the binary's default decides")
+    ap.add_argument("--template", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "templates", "rgate.yaml"),
+                    help="(j, m): the `rgate init` template whose gate rules are read at start")
+    ap.add_argument("--rules", default=None, help="(j, m): init's rules as JSON, in place of --template's: [{\"metric\": ..., \"max_drop_pct\"|\"max_drop\": ..., \"strata\": ...}]")
+    ap.add_argument("--j-miss", type=float, default=0.1, help="(j): chance of a miss a query and run")
+    ap.add_argument("--j-swaps", default="1,5", help="(j): adjacent swaps a query and run, uniform in this range")
+    ap.add_argument("--j-deep", type=float, default=0.3, help="(j): heavy-tailed worlds: share of queries whose relevant block sits deep")
+    ap.add_argument("--j-shift", type=int, default=8, help="(j): how many ranks down the deep queries' block sits")
+    ap.add_argument("--k-n", default="10,30,60,120,200", help="(k): stratum sizes")
+    ap.add_argument("--k-tests", default="default,bootstrap,t-test,randomization", help="(k): tests (`default`: no test: key / --test flag)")
+    ap.add_argument("--k-seeds", default=None, help="(k): gate/compare seeds, comma-separated (default: the binary's)")
+    ap.add_argument("--l-trials", type=int, default=None, help="(l): trials of the six-variant runner-up scenario (default --trials)")
+    ap.add_argument("--l-sweep-trials", type=int, default=None, help="(l): trials of the 32-variant sweep (default max(3, --trials // 20))")
+    ap.add_argument("--m-churn", default="0.25,1.0", help="(m): shares of queries whose ranking is redrawn")
+    ap.add_argument("--n-tol", type=float, default=0.0, help="(n): max_drop of the rule")
     ap.add_argument("--json", default=None, help="also write every figure here")
     ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     only = set(args.only.split(","))
+    if "o" in only:
+        only.add("b")
+    global DEFAULT_TEST
+    DEFAULT_TEST = args.test
+    if args.rules:
+        init_rules, init_src = json.loads(args.rules), "--rules"
+    else:
+        init_rules, init_src = template_rules(args.template), os.path.abspath(args.template)
     t0 = time.time()
-    res = {"trials": args.trials, "seed": args.seed, "binary": binary}
+    res = {"trials": args.trials, "seed": args.seed, "binary": binary, "test": args.test or "binary's default",
+           "init_rules": init_rules, "init_rules_from": init_src}
+    if only & {"j", "m"}:
+        print(f"init rules ({init_src}): {'; '.join(rule_label(r) for r in init_rules)}", flush=True)
+        if not init_rules:
+            raise SystemExit("no rules read from the init template")
     with tempfile.TemporaryDirectory(prefix="rgate-calib-") as tmp:
         runner = Runner(binary, tmp)
-        check_metrics(runner, args.seed)
+        check_metrics(runner, args.seed, [r["metric"] for r in init_rules])
         audit = Audit()
         T = args.trials
         if "a" in only:
             res["a_power_at_mde"] = [row for kmin in args.a_kmin.split(",") for row in sc_power(runner, audit, T, args.seed, int(kmin))]
         if "b" in only:
-            res["b_retrievers"] = sc_retrievers(runner, audit, max(100, T * 2 // 3), args.seed, [float(t) for t in args.b_tols.split(",")], [int(x) for x in args.b_checks.split(",")])
+            res["b_retrievers"] = sc_retrievers(runner, audit, args.b_trials or max(100, T * 2 // 3), args.seed, [float(t) for t in args.b_tols.split(",")], [int(x) for x in args.b_checks.split(",")],
+                                                [int(x) for x in args.b_retrievers.split(",")], args.b_weighting.split(","))
         if "c" in only:
             res["c_small_n"] = sc_small_n(runner, audit, T, args.seed)
         if "d" in only:
@@ -1058,6 +1400,18 @@ def main():
                 for p in json.loads(args.propose):
                     sets.append((p[0], p[1], p[2] if len(p) > 2 else None))
             res["h_init"] = sc_init(runner, audit, T, args.seed, sets, [float(c) for c in args.h_churn.split(",")])
+        if "j" in only:
+            res["j_ann_noise"] = sc_ann(runner, audit, T, args.seed, init_rules, args.j_miss, tuple(int(x) for x in args.j_swaps.split(",")), args.j_deep, args.j_shift)
+        if "k" in only:
+            seeds = [int(x) for x in args.k_seeds.split(",")] if args.k_seeds else [None]
+            res["k_monotone"] = sc_monotone(runner, audit, args.seed, [int(x) for x in args.k_n.split(",")], args.k_tests.split(","), seeds)
+        if "l" in only:
+            res["l_runner_up"] = sc_runner_up(runner, args.l_trials or T, args.seed)
+            res["l_sweep"] = sc_sweep(runner, args.l_sweep_trials or max(3, T // 20), args.seed)
+        if "m" in only:
+            res["m_recall_power"] = sc_recall_power(runner, audit, T, args.seed, init_rules, [float(c) for c in args.m_churn.split(",")])
+        if "n" in only:
+            res["n_power_other"] = sc_power_other(runner, audit, T, args.seed, args.n_tol)
         res["g_bound_audit"] = {
             "gated_checks": audit.checks,
             "mismatches": len(audit.mismatch),
