@@ -31,14 +31,49 @@ The model (issue #26's "scenarios it was not tuned to"):
   pi_gain solved so that the expected delta is exactly 0.
 
 Metrics are computed here as trec_eval defines them (ndcg_cut: gain = grade,
-discount log2(rank + 1); recall; success as hit_rate; recip_rank cut at 10),
-and checked against `rgate eval` once at start (`--check-metrics`).
+discount log2(rank + 1); recall; success as hit_rate; recip_rank cut at 10;
+bpref; num_rel_ret) and gdeval's ERR@k as rgate's src/metrics/graded.rs does,
+and checked against `rgate eval` at every start (30-rank runs, and 50-rank
+ANN-noised runs with judged non-relevant chunks, over every metric used).
+
+Scenarios (`--only`, comma-separated letters):
+
+  (a) a true drop equal to the printed mde: caught rate (promise .80)
+  (b) three and six unchanged retrievers in one gate: exit-1 rate
+  (c) one check, n = 29-100, no change, tolerance 0
+  (d) the macro overall check under no change
+  (e) a skewed change with expected delta 0, each test; (e0) the skew flag
+  (f) a reordered gold file and run: identical p and bounds
+  (g) over every gate run: fail <=> printed bound beyond the tolerance
+  (h) init's rules (old and current) on a 7% nDCG@10 drop and no change
+  (i) gm_map on the log scale, unchanged and dropped, each test
+  (j) ANN re-run noise on an unchanged retriever (misses and adjacent swaps in
+      ranks 5-50, baseline and current i.i.d. copies of one latent ranking,
+      50 ranks), tolerance 0: ndcg@10 alone, init's rules, mrr@10 alone on the
+      smallest stratum; 90 and 300 queries, plain and heavy-tailed; per check
+      fail and `improved` rates, exit-1 rate
+  (k) monotone in the loss: hit_rate@1 on one stratum of n = 10..200, all
+      hits at rank 1, L lost; the gate's exit code monotone in L per test,
+      the identical run passing, compare's interval finite and below 0
+  (l) compare: two equal best variants among six, the rate of "also
+      significantly better than the runner-up" when they rank top two
+      (<= alpha); and a 32-variant x 2 metrics x 4 scopes sweep of clearly
+      better variants: a winner named, compare's warnings
+  (m) a 5% recall@10 drop on 90 queries: caught rate under one recall@10
+      rule at max_drop 0 and under init's rules (and the same unchanged)
+  (n) (a) for err@10, bpref and num_rel_ret
+  (o) = `--only b --b-checks 15 --b-weighting macro --b-retrievers 6`
+
+A scenario that does not loop over tests writes no `test:` key, so the
+binary's default test decides (`--test` writes one; (e), (f), (i) and (k)
+name theirs). Init's rules are read from `--template` (default: this tree's
+src/templates/rgate.yaml) at start, or given as `--rules` JSON.
 
 Rates come with 95% Wilson intervals (Wilson 1927; Brown, Cai and DasGupta
 2001, "Interval estimation for a binomial proportion").
 
     python3 scripts/calibrate_binary.py [--bin target/release/rgate] [--trials 300]
-        [--only a,b,c,d,e,f,g,h] [--json out.json]
+        [--only a,b,c,d,e,f,g,h,i,j,k,l,m,n,o] [--json out.json] [--test T]
 
 Standard library only. Deterministic for a given --seed.
 """
@@ -740,6 +775,7 @@ def power_at_mde(runner, audit, trials, seed, w, cases, tol, tag, kmin=3):
             "case": label,
             "test": test,
             "max_drop": tol,
+            "kmin": kmin,
             "pilots": pilots,
             "mde_no_change": mde,
             "mde_sd": (sum((m - mde) ** 2 for m in mdes) / max(1, len(mdes) - 1)) ** 0.5,
@@ -750,7 +786,7 @@ def power_at_mde(runner, audit, trials, seed, w, cases, tol, tag, kmin=3):
             "mde_during_drop": sum(mde_during) / len(mde_during) if mde_during else None,
         }
         out.append(row)
-        kk = f", k >= {kmin}" if tag == "a" else ""
+        kk = f", k >= {kmin}"
         print(f"({tag}) {label} [{test}]{kk}: printed mde {mde:.4f} (mean of {pilots}); true drop {exact:.4f} (k={k}, pi={pi:.3f}): caught {fmt_rate(r)}; mde printed during the drop {row['mde_during_drop']}", flush=True)
     return out
 
@@ -1367,6 +1403,7 @@ def main():
     ap.add_argument("--m-churn", default="0.25,1.0", help="(m): shares of queries whose ranking is redrawn")
     ap.add_argument("--m-drop", default="lowest-out", choices=("lowest-out", "top-down"), help="(m): how the recall@10 drop arrives")
     ap.add_argument("--n-tol", type=float, default=0.0, help="(n): max_drop of the rule")
+    ap.add_argument("--n-kmin", default="3", help="(n): the smallest k a drop may use, comma-separated for several runs")
     ap.add_argument("--json", default=None, help="also write every figure here")
     ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
     args = ap.parse_args()
@@ -1425,7 +1462,7 @@ def main():
         if "m" in only:
             res["m_recall_power"] = sc_recall_power(runner, audit, T, args.seed, init_rules, [float(c) for c in args.m_churn.split(",")], args.m_drop)
         if "n" in only:
-            res["n_power_other"] = sc_power_other(runner, audit, T, args.seed, args.n_tol)
+            res["n_power_other"] = [row for kmin in args.n_kmin.split(",") for row in sc_power_other(runner, audit, T, args.seed, args.n_tol, int(kmin))]
         res["g_bound_audit"] = {
             "gated_checks": audit.checks,
             "mismatches": len(audit.mismatch),
