@@ -1456,6 +1456,11 @@ def main():
         if "k" in only:
             seeds = [int(x) for x in args.k_seeds.split(",")] if args.k_seeds else [None]
             res["k_monotone"] = sc_monotone(runner, audit, args.seed, [int(x) for x in args.k_n.split(",")], args.k_tests.split(","), seeds)
+            ks = res["k_monotone"]
+            bad = [(r["n"], r["test"], r["gate_seed"]) for r in ks if r["violations"]]
+            inf = [(r["n"], r["test"], r["gate_seed"]) for r in ks if r["nonfinite"]]
+            ident = [(r["n"], r["test"], r["gate_seed"]) for r in ks if r["identical_run"][0] != 0 or r["identical_run_tol0_on_inconclusive_fail"][0] != 0]
+            print(f"(k) summary: gate not monotone in {len(bad)} of {len(ks)} sweeps {bad}; non-finite values printed in {len(inf)} {inf}; identical run exit 1 in {len(ident)} {ident}", flush=True)
         if "l" in only:
             res["l_runner_up"] = sc_runner_up(runner, args.l_trials or T, args.seed)
             res["l_sweep"] = sc_sweep(runner, args.l_sweep_trials or max(3, T // 20), args.seed)
