@@ -979,8 +979,9 @@ def sc_reorder(runner, audit, trials, seed):
     return {"identical": r, "gold_changed": gold_changed, "examples": diffs[:5]}
 
 
-# The rules `rgate init` wrote before issue 26, and the ones it writes now
-# (src/templates/rgate.yaml).
+# The rules `rgate init` wrote before issue 26, and the ones it wrote at
+# issue 26 (src/templates/rgate.yaml); (h), (j) and (m) read the template's
+# current rules at start (--template, --rules).
 OLD_INIT_RULES = [
     {"metric": "recall@10", "max_drop": 0.05, "strata": "all"},
     {"metric": "ndcg@10", "max_drop_pct": 10, "strata": "overall"},
@@ -1420,7 +1421,7 @@ def main():
     t0 = time.time()
     res = {"trials": args.trials, "seed": args.seed, "binary": binary, "test": args.test or "binary's default",
            "init_rules": init_rules, "init_rules_from": init_src}
-    if only & {"j", "m"}:
+    if only & {"h", "j", "m"}:
         print(f"init rules ({init_src}): {'; '.join(rule_label(r) for r in init_rules)}", flush=True)
         if not init_rules:
             raise SystemExit("no rules read from the init template")
@@ -1446,7 +1447,7 @@ def main():
         if "f" in only:
             res["f_reorder"] = sc_reorder(runner, audit, max(30, T // 5), args.seed)
         if "h" in only:
-            sets = [] if args.no_init else [("old init rules", OLD_INIT_RULES, None), ("init rules", INIT_RULES, None)]
+            sets = [] if args.no_init else [("old init rules", OLD_INIT_RULES, None), ("init rules", init_rules, None)]
             if args.propose:
                 for p in json.loads(args.propose):
                     sets.append((p[0], p[1], p[2] if len(p) > 2 else None))
