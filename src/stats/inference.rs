@@ -31,8 +31,9 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::randomization::{exact, monte_carlo};
-use super::{alpha_is_usable, TestOutcome, EXACT_MAX_NONZERO, TIE_SLACK};
+use super::envelope::Envelope;
+use super::signflip::{thresholds, Thresholds};
+use super::{alpha_is_usable, TestOutcome, TIE_SLACK};
 
 /// Slack on the t scale under which a resampled t counts as "as extreme"
 /// as the observed one: resamples that reproduce the sample's composition
@@ -74,10 +75,20 @@ enum Kind {
     Degenerate {
         resamples: u32,
     },
-    SignFlip {
-        deltas: Vec<f64>,
-        resamples: u32,
-        seed: u64,
+    /// Every pattern's threshold ([`super::signflip`]).
+    SignFlip(Thresholds),
+    /// Student's t made monotone in the loss ([`super::envelope`]): the
+    /// deltas' envelope and the negated deltas' (for the lower side).
+    Envelope {
+        low: Box<Envelope>,
+        high: Box<Envelope>,
+    },
+    /// A percentile bootstrap: the resampled statistics, ascending, read
+    /// at Hesterberg's expanded level (`k`: sqrt(n / (n - 1)); `df`: n - 1).
+    Percentile {
+        stats: Vec<f64>,
+        k: f64,
+        df: f64,
     },
 }
 
@@ -133,11 +144,12 @@ impl Inference {
     }
 
     /// The sign-flip test of `deltas` (mean `mean_delta`, which the caller
-    /// computed in its own summation order). Exact for up to
-    /// [`EXACT_MAX_NONZERO`] deltas, Monte Carlo with `resamples` random
-    /// sign patterns from `seed` beyond: the choice depends on the number of
-    /// deltas, not of non-zero ones, because shifting by a margin makes
-    /// zeros non-zero and the inversion must stay on one method.
+    /// computed in its own summation order), inverted through each sign
+    /// pattern's threshold ([`super::signflip`]): every pattern for up to
+    /// [`super::signflip::EXACT_N`] deltas, `resamples` random ones from
+    /// `seed` beyond. The deltas must come in the caller's canonical query
+    /// order: it fixes which random sign each query gets. Deltas all equal
+    /// are the exact `2^-n` of [`Kind::Constant`], whatever their number.
     pub(crate) fn sign_flip(deltas: &[f64], resamples: u32, seed: u64, mean_delta: f64) -> Inference {
         if deltas.is_empty() {
             return Inference::no_information(0.0);
@@ -151,13 +163,12 @@ impl Inference {
                 kind: Kind::Constant { n: deltas.len() },
             };
         }
+        if deltas.len() > super::signflip::EXACT_N && resamples == 0 {
+            return Inference::no_information(mean_delta);
+        }
         Inference {
             mean_delta,
-            kind: Kind::SignFlip {
-                deltas: deltas.to_vec(),
-                resamples,
-                seed,
-            },
+            kind: Kind::SignFlip(thresholds(deltas, resamples, seed)),
         }
     }
 
@@ -189,6 +200,43 @@ impl Inference {
             kind: Kind::Student {
                 se: sd / (n as f64).sqrt(),
                 dist: StudentsTParams { df: (n - 1) as f64 },
+            },
+        }
+    }
+
+    /// The gate's t-test: Student's t with the envelope that makes it
+    /// monotone in the loss ([`super::envelope`]); equal to
+    /// [`Inference::t_test`] wherever no low (for a rise: high) outlier
+    /// inflates the spread.
+    pub fn t_test_monotone(deltas: &[f64]) -> Inference {
+        let plain = Inference::t_test(deltas);
+        match plain.kind {
+            Kind::Student { .. } => {
+                let low = Envelope::new(deltas);
+                let high = low.negated();
+                Inference {
+                    mean_delta: plain.mean_delta,
+                    kind: Kind::Envelope {
+                        low: Box::new(low),
+                        high: Box::new(high),
+                    },
+                }
+            }
+            _ => plain,
+        }
+    }
+
+    /// A percentile bootstrap from its resampled statistics (any order;
+    /// sorted here) of a scope of `n` queries.
+    pub(crate) fn percentile(mean_delta: f64, mut stats: Vec<f64>, n: usize) -> Inference {
+        super::quantile::sort_total(&mut stats);
+        let nf = n.max(2) as f64;
+        Inference {
+            mean_delta,
+            kind: Kind::Percentile {
+                stats,
+                k: (nf / (nf - 1.0)).sqrt(),
+                df: nf - 1.0,
             },
         }
     }
@@ -259,24 +307,17 @@ impl Inference {
                 let p = |c: usize| ((c as f64 + 1.0) / (b + 1.0)).min(1.0);
                 (p(at_most), p(at_least))
             }
-            Kind::SignFlip {
-                deltas,
-                resamples,
-                seed,
-            } => {
-                let shifted: Vec<f64> = deltas.iter().map(|d| d - d0).collect();
-                let observed: f64 = shifted.iter().sum();
-                let total: f64 = shifted.iter().map(|d| d.abs()).sum();
-                let tol = TIE_SLACK * total.max(1.0);
-                let (less, greater, _) = if deltas.len() <= EXACT_MAX_NONZERO {
-                    let magnitudes: Vec<f64> =
-                        shifted.iter().filter(|&&d| d != 0.0).map(|d| d.abs()).collect();
-                    exact(&magnitudes, observed, tol)
-                } else {
-                    let magnitudes: Vec<f64> = shifted.iter().map(|d| d.abs()).collect();
-                    monte_carlo(&magnitudes, observed, tol, *resamples, *seed)
-                };
-                (less, greater)
+            Kind::SignFlip(t) => (t.p_less(d0), t.p_greater(d0)),
+            Kind::Envelope { low, high } => (low.p_less(d0), high.p_less(-d0)),
+            Kind::Percentile { stats, k, df } => {
+                let b = stats.len() as f64;
+                let at_or_above = stats.len() - stats.partition_point(|&v| v < d0);
+                let at_or_below = stats.partition_point(|&v| v <= d0);
+                let raw = |c: usize| ((c as f64 + 1.0) / (b + 1.0)).min(1.0);
+                (
+                    unexpand(raw(at_or_above), *k, *df),
+                    unexpand(raw(at_or_below), *k, *df),
+                )
             }
         }
     }
@@ -344,51 +385,29 @@ impl Inference {
                     Side::Lower => m - se * t[b - k],
                 }
             }
-            Kind::SignFlip { deltas, .. } => self.bisect(deltas, a, side),
-        }
-    }
-
-    /// The sign-flip test inverted by bisection between the smallest and
-    /// the largest delta (beyond which nothing changes but the scale).
-    fn bisect(&self, deltas: &[f64], a: f64, side: Side) -> f64 {
-        let lo_d = deltas.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi_d = deltas.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let span = (hi_d - lo_d).max(1e-300);
-        // `kept(d0)`: d0 is inside the bound (not rejected).
-        let kept = |d0: f64| match side {
-            Side::Upper => self.p_less(d0) >= a,
-            Side::Lower => self.p_greater(d0) >= a,
-        };
-        // Past the extreme delta every shifted delta has one sign: the
-        // smallest p the test can give, reached or not.
-        let (mut inside, mut outside) = match side {
-            Side::Upper => (lo_d, hi_d + span),
-            Side::Lower => (hi_d, lo_d - span),
-        };
-        if kept(outside) {
-            return match side {
-                Side::Upper => f64::INFINITY,
-                Side::Lower => f64::NEG_INFINITY,
-            };
-        }
-        if !kept(inside) {
-            // Cannot happen for a < 1 (at the extreme delta the observed sum
-            // is the most extreme one, p = 1); kept for safety.
-            return inside;
-        }
-        let precision = 1e-12 * span.max(1.0);
-        for _ in 0..200 {
-            if (outside - inside).abs() <= precision {
-                break;
-            }
-            let mid = 0.5 * (inside + outside);
-            if kept(mid) {
-                inside = mid;
-            } else {
-                outside = mid;
+            Kind::SignFlip(t) => match side {
+                Side::Upper => t.upper_bound(a),
+                Side::Lower => t.lower_bound(a),
+            },
+            Kind::Envelope { low, high } => match side {
+                Side::Upper => low.upper(a),
+                Side::Lower => -high.upper(a),
+            },
+            Kind::Percentile { stats, k, df } => {
+                // p < a  <=>  raw < expand(a)  <=>  fewer than
+                // expand(a) (B + 1) - 1 resamples at or beyond d0.
+                let b = stats.len();
+                let need = (expand(a, *k, *df) * (b as f64 + 1.0) - 1.0).ceil();
+                if need < 1.0 || b == 0 {
+                    return unbounded;
+                }
+                let need = (need as usize).min(b);
+                match side {
+                    Side::Upper => stats[b - need],
+                    Side::Lower => stats[need - 1],
+                }
             }
         }
-        inside
     }
 
     /// The classic outcome at margin 0: p-values, the two-sided (1 - alpha)
@@ -407,6 +426,41 @@ impl Inference {
         };
         o.checked_alpha(alpha)
     }
+}
+
+/// Hesterberg's expanded level (2015, §3.3): the percentile a one-sided
+/// bound at level `1 - a` is read at, `1 - Phi(k t_{1-a, df})`, which
+/// makes up for the bootstrap's plug-in spread and normal tails. It
+/// depends on n alone, not on the data, so the bound stays an order
+/// statistic of the resamples and monotone in every delta.
+fn expand(a: f64, k: f64, df: f64) -> f64 {
+    let (Ok(t), normal) = (
+        StudentsT::new(0.0, 1.0, df),
+        statrs::distribution::Normal::standard(),
+    ) else {
+        return a;
+    };
+    if !(a > 0.0 && a < 1.0) {
+        return a;
+    }
+    1.0 - normal.cdf(k * t.inverse_cdf(1.0 - a))
+}
+
+/// The inverse of [`expand`]: the level whose expanded level is `raw`.
+fn unexpand(raw: f64, k: f64, df: f64) -> f64 {
+    let (Ok(t), normal) = (
+        StudentsT::new(0.0, 1.0, df),
+        statrs::distribution::Normal::standard(),
+    ) else {
+        return raw;
+    };
+    if raw >= 1.0 {
+        return 1.0;
+    }
+    if raw <= 0.0 {
+        return 0.0;
+    }
+    (1.0 - t.cdf(normal.inverse_cdf(1.0 - raw) / k)).clamp(0.0, 1.0)
 }
 
 #[derive(Clone, Copy)]

@@ -79,11 +79,13 @@
 pub mod binomial;
 mod bootstrap;
 mod correction;
+pub mod envelope;
 mod inference;
 pub mod interval;
 mod power;
 mod quantile;
 mod randomization;
+pub mod signflip;
 pub mod skew;
 mod ttest;
 
@@ -94,8 +96,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 pub use bootstrap::{
-    bootstrap, bootstrap_alphas, bootstrap_t, try_bootstrap, try_bootstrap_alphas, try_bootstrap_t,
-    BootstrapSettings,
+    bootstrap, bootstrap_alphas, bootstrap_percentile, bootstrap_t, try_bootstrap, try_bootstrap_alphas,
+    try_bootstrap_t, BootstrapSettings,
 };
 pub use correction::{benjamini_hochberg, bonferroni, holm};
 pub use inference::Inference;
@@ -105,6 +107,10 @@ pub use power::{
 pub use quantile::quantile_sorted;
 pub use randomization::{randomization, EXACT_MAX_NONZERO};
 pub use ttest::t_test;
+
+/// Largest B a re-test goes to (the gate's borderline re-test, compare's
+/// re-test of p-values at their Monte Carlo floor).
+pub const MAX_RESAMPLES: u32 = 200_000;
 
 /// Resamples per random stream. Part of the reproducibility contract: changing
 /// it changes every bootstrap and Monte Carlo result for a given seed.
