@@ -213,7 +213,7 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub runs: Vec<PathBuf>,
     /// Significance test
-    #[arg(long, value_enum, default_value_t = TestArg::Bootstrap)]
+    #[arg(long, value_enum, default_value_t = TestArg::Randomization)]
     pub test: TestArg,
     /// Bootstrap resamples (and Monte Carlo draws of the randomization test)
     #[arg(long, default_value_t = crate::config::DEFAULT_RESAMPLES, value_name = "B")]

@@ -44,6 +44,9 @@ pub struct CompareRow {
     pub upper_bound: f64,
     /// The test that ran (see [`test_for`]).
     pub test: TestKind,
+    /// Whether the p carries Monte Carlo error (and so a floor, 1/(B+1)
+    /// one-sided).
+    pub monte_carlo: bool,
     /// Whether the Holm-adjusted p is below alpha: decided here, once, so
     /// every report marks the same rows (criterion re-decides its
     /// threshold in each renderer; two renderers can then disagree).
@@ -111,14 +114,14 @@ pub fn scope_mean(values: &[f64], scopes: &[Scope], scope: usize, weighting: Wei
 }
 
 /// Scopes with fewer queries than this are tested with the sign-flip
-/// randomization test (exact up to 40 non-zero deltas) even when the
-/// bootstrap is configured: a bootstrap of a handful of deltas sees too
-/// little spread (two equal losses resample to the same mean every time and
-/// would read as p < 0.0001; the exact sign-flip p is 0.25).
+/// randomization test even when the bootstrap is configured: a bootstrap
+/// of a handful of deltas sees too little spread (two equal losses
+/// resample to the same mean every time and would read as p < 0.0001; the
+/// exact sign-flip p is 0.25).
 pub const SMALL_SCOPE: usize = 30;
 
 /// Fewer non-zero deltas than this in a bootstrapped scope and the metric
-/// is decided by the t-test (see [`test_scope`]).
+/// is decided by the sign-flip test (see [`test_scope`]).
 pub const MIN_MOVED: usize = 10;
 
 /// Strata smaller than this are not resampled on their own in the overall
@@ -201,9 +204,10 @@ fn run_test(
     strata: &Strata,
     weighting: stats::Weighting,
     s: &GateSettings,
+    monotone: bool,
 ) -> Vec<Inference> {
     match test {
-        TestKind::Bootstrap => stats::bootstrap_t(
+        TestKind::Bootstrap => stats::bootstrap_percentile(
             deltas,
             n_metrics,
             strata,
@@ -217,10 +221,10 @@ fn run_test(
         TestKind::TTest | TestKind::Randomization => (0..n_metrics)
             .map(|m| {
                 let d: Vec<f64> = deltas.iter().skip(m).step_by(n_metrics.max(1)).copied().collect();
-                if test == TestKind::TTest {
-                    Inference::t_test(&d)
-                } else {
-                    Inference::randomization(&d, s.resamples, s.seed)
+                match test {
+                    TestKind::TTest if monotone => Inference::t_test_monotone(&d),
+                    TestKind::TTest => Inference::t_test(&d),
+                    _ => Inference::randomization(&d, s.resamples, s.seed),
                 }
             })
             .collect(),
@@ -247,6 +251,7 @@ pub fn test_scope(
     base: &dyn Fn(usize, usize) -> f64,
     cur: &dyn Fn(usize, usize) -> f64,
     settings: &GateSettings,
+    monotone: bool,
 ) -> ScopeTest {
     let members = &scopes[scope].members;
     let n = members.len();
@@ -290,29 +295,22 @@ pub fn test_scope(
     } else {
         stats::Weighting::Micro
     };
-    let mut inferences = run_test(test, &deltas, m, &strata, weighting, settings);
+    let mut inferences = run_test(test, &deltas, m, &strata, weighting, settings, monotone);
     let mut tests = vec![test; m];
-    // The bootstrap-t studentizes each resample by its own spread; with few
-    // non-zero deltas most resamples hold a handful of them and their t's
-    // are erratic (0.090 false alarms for a nominal 0.05 at n = 40 with
-    // about 4 non-zero deltas, against 0.058 for the t-test; 0.057 at
-    // n = 100 with about 10; issue 26's measurements). A metric with fewer
-    // than MIN_MOVED moved queries is decided by the t-test.
-    //
-    // So is a geometric mean, tested on the logs (see [`geo`]): a query
-    // whose AP falls to 0 moves its log by up to 11.5, and on such heavy
-    // tails the bootstrap-t fails 0.070 [0.056, 0.088] of unchanged
-    // retrievers at alpha 0.05, the t-test 0.041 [0.030, 0.055] (1,000
-    // trials of 100 queries; `scripts/calibrate_binary.py --only i`).
+    // The percentile bootstrap reads the spread of resampled means, which
+    // a handful of moved queries cannot show: a metric with fewer than
+    // MIN_MOVED of them, and a geometric mean (a query whose AP falls to
+    // 0 moves its log by up to 11.5: heavy tails), are decided by the
+    // sign-flip test, exact at margin 0 whatever the deltas look like.
     if test == TestKind::Bootstrap {
         for k in 0..m {
             let column: Vec<f64> = deltas.iter().skip(k).step_by(m.max(1)).copied().collect();
             let moved = column.iter().filter(|&&d| d != 0.0).count();
-            // No delta moved at all: both tests give p = 1 and the point 0,
-            // and the bootstrap that was configured keeps its name.
+            // No delta moved at all: every test gives p = 1 and the point
+            // 0, and the bootstrap that was configured keeps its name.
             if moved > 0 && (moved < MIN_MOVED || geometric.get(k) == Some(&true)) {
-                inferences[k] = Inference::t_test(&column);
-                tests[k] = TestKind::TTest;
+                inferences[k] = Inference::randomization(&column, settings.resamples, settings.seed);
+                tests[k] = TestKind::Randomization;
             }
         }
     }
@@ -320,7 +318,7 @@ pub fn test_scope(
         .iter()
         .map(|t| match t {
             TestKind::Bootstrap => true,
-            TestKind::Randomization => n > stats::EXACT_MAX_NONZERO,
+            TestKind::Randomization => n > stats::signflip::EXACT_N,
             TestKind::TTest => false,
         })
         .collect();
@@ -365,6 +363,7 @@ pub fn compare(
             &|m, q| tb.values[m][q],
             &|m, q| tc.values[m][q],
             settings,
+            false,
         );
         for (m, inference) in tested.inferences.iter().enumerate() {
             let t = inference.outcome(settings.alpha);
@@ -406,11 +405,17 @@ pub fn compare(
                 lower_bound = back.delta(lower_bound);
                 upper_bound = back.delta(upper_bound);
             }
+            let metric = cmp.metric;
+            let fit = |x: f64| within_range(&metric, cmp.baseline, x);
+            let (lower_bound, upper_bound) = (fit(lower_bound), fit(upper_bound));
+            cmp.ci_low = fit(cmp.ci_low);
+            cmp.ci_high = fit(cmp.ci_high);
             rows.push(CompareRow {
                 cmp,
                 lower_bound,
                 upper_bound,
                 test: tested.tests[m],
+                monte_carlo: tested.monte_carlo[m],
                 significant: false,
                 wins,
                 ties,
@@ -422,6 +427,121 @@ pub fn compare(
     }
     correct(&mut [&mut rows], Correction::Holm, settings.alpha);
     rows
+}
+
+/// What [`retest_at_floor`] did: the larger B, how many rows it re-tested,
+/// and whether the family still needs a p below what that B can give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloorRetest {
+    pub resamples: u32,
+    pub rows: usize,
+    pub still_bound: bool,
+    /// The smallest p a row can reach at that B (its Monte Carlo floor).
+    pub floor: f64,
+}
+
+/// A Monte Carlo p is never below its floor, 1/(B+1) (2/(B+1) two-sided):
+/// in a family of m rows Holm needs p below alpha/m at its first step, so
+/// at B = 10,000 a family of 256 two-sided rows could never be
+/// significant, however large the effects (32 variants x 2 metrics x 4
+/// scopes, every variant +0.075 nDCG@10: "no variant is significantly
+/// better"). Where the family needs a p near that floor, every row whose
+/// p lies within 20 floors of it is re-tested with ten or a hundred times
+/// as many resamples (at most [`stats::MAX_RESAMPLES`]), so the rows that
+/// could not be told apart from the floor get their own p; the seed stays,
+/// so the re-test is as reproducible as the first. `rows[k]`: variant k
+/// against `base`; `family_m`: the rows the correction runs over.
+#[allow(clippy::too_many_arguments)]
+pub fn retest_at_floor(
+    gold: &GoldSet,
+    base: &Scores,
+    variants: &[&Scores],
+    rows: &mut [Vec<CompareRow>],
+    settings: &GateSettings,
+    alternative: Alternative,
+    by_stratum: bool,
+) -> Option<FloorRetest> {
+    let m: usize = rows.iter().map(Vec::len).sum();
+    let sides = if alternative == Alternative::TwoSided {
+        2.0
+    } else {
+        1.0
+    };
+    let floor = |b: u32| sides / (f64::from(b) + 1.0);
+    // Within a few resamples of the floor, a p says "beyond what B can
+    // resolve": fewer than 20 of B resampled statistics reached it.
+    let at_floor = |r: &CompareRow, b: u32| r.monte_carlo && r.cmp.p_value <= 20.0 * floor(b);
+    // Room for the family's strictest level: m floors below alpha / 5.
+    let enough = |b: u32| (m as f64) * floor(b) < settings.alpha / 5.0;
+    if m == 0 || enough(settings.resamples) || !rows.iter().flatten().any(|r| at_floor(r, settings.resamples))
+    {
+        return None;
+    }
+    let max = stats::MAX_RESAMPLES;
+    let mut b = settings.resamples;
+    while !enough(b) && b < max {
+        b = b.saturating_mul(10).min(max);
+    }
+    if b == settings.resamples {
+        return Some(FloorRetest {
+            resamples: b,
+            rows: 0,
+            still_bound: true,
+            floor: floor(b),
+        });
+    }
+    let more = GateSettings {
+        resamples: b,
+        ..settings.clone()
+    };
+    let mut count = 0;
+    for (k, list) in rows.iter_mut().enumerate() {
+        if !list.iter().any(|r| at_floor(r, settings.resamples)) {
+            continue;
+        }
+        let again = compare(gold, base, variants[k], &more, alternative, by_stratum);
+        for (row, new) in list.iter_mut().zip(again) {
+            if at_floor(row, settings.resamples) {
+                *row = new;
+                count += 1;
+            }
+        }
+    }
+    Some(FloorRetest {
+        resamples: b,
+        rows: count,
+        still_bound: !enough(b),
+        floor: floor(b),
+    })
+}
+
+/// A bound or interval end of a mean delta, kept to the deltas the metric
+/// can show: a mean of values in `[lo, hi]` moves by at most `hi - b`
+/// up and `b - lo` down from a baseline mean `b`. A test that cannot reach
+/// a level has no bound there (+-inf); the metric's range still has one,
+/// and a lower bound of -1.0003 for a 0/1 metric is no bound anyone can
+/// read. NaN (undefined input) stays NaN. Verdicts do not move: a check
+/// fails on a bound beyond -tolerance, which the range never cuts off.
+pub fn within_range(metric: &Metric, baseline_mean: f64, x: f64) -> f64 {
+    if x.is_nan() || !baseline_mean.is_finite() {
+        return x;
+    }
+    let (lo, hi) = metric.family().range();
+    x.max(lo - baseline_mean).min(hi - baseline_mean)
+}
+
+/// [`within_range`] in the units a metric is tested in: a geometric
+/// mean's deltas are of the logs ([`geo`]), whose values lie between the
+/// log of its floor and 0.
+pub fn within_tested_range(metric: &Metric, baseline_mean: f64, x: f64) -> f64 {
+    if !geo::is_geometric(metric) {
+        return within_range(metric, baseline_mean, x);
+    }
+    if x.is_nan() || !baseline_mean.is_finite() {
+        return x;
+    }
+    let (lo, hi) = (geo::log_value(0.0), geo::log_value(1.0));
+    x.max(lo - baseline_mean).min(hi - baseline_mean)
 }
 
 /// Cohen's d_z of paired deltas: mean over sample standard deviation; NaN
@@ -520,14 +640,24 @@ pub struct RunnerUp {
     /// Index of the runner-up run: the variant with the highest mean other
     /// than the best.
     pub run: usize,
-    /// best - runner-up, and the two-sided test of it (the pair was chosen
-    /// by its means, so only a two-sided p is honest).
+    /// best - runner-up, and the two-sided test of it; the interval is
+    /// at the level the claim is held to (below).
     pub delta: f64,
     pub ci_low: f64,
     pub ci_high: f64,
     pub p_value: f64,
     pub test: TestKind,
-    /// The best is significantly better: p below alpha and delta positive.
+    /// Pairs of variants the claim is corrected over: k (k - 1) / 2. The
+    /// pair was picked by looking (the two highest means, the first of
+    /// them significantly better than the baseline), and a pair picked so
+    /// is further apart than a pair fixed in advance: two equal variants
+    /// tested at alpha were called different in .148 of the trials where
+    /// they were the top two. A claim about any pair, held to alpha over
+    /// all pairs (Bonferroni), holds whichever pair the data pick.
+    pub pairs: usize,
+    /// The level the claim is held to: alpha / pairs.
+    pub level: f64,
+    /// The best is significantly better: p below `level` and delta positive.
     pub better: bool,
 }
 
@@ -624,8 +754,12 @@ pub fn family(
             &|_, q| value(base, q),
             &|_, q| value(cur, q),
             settings,
+            false,
         );
-        let t = tested.inferences[0].outcome(settings.alpha);
+        let k = ranking.len();
+        let pairs = (k * k.saturating_sub(1) / 2).max(1);
+        let level = settings.alpha / pairs as f64;
+        let t = tested.inferences[0].outcome(level);
         // A geometric mean's change back in its units, about the
         // runner-up's geometric mean.
         let gm = log.then(|| {
@@ -640,7 +774,9 @@ pub fn family(
             ci_high: back(t.ci_high),
             p_value: t.p_two_sided,
             test: tested.tests[0],
-            better: t.p_two_sided < settings.alpha && t.mean_delta > 0.0,
+            pairs,
+            level,
+            better: t.p_two_sided < level && t.mean_delta > 0.0,
         })
     });
     Family {

@@ -97,6 +97,7 @@ pub enum TestKind {
     Bootstrap,
     #[serde(alias = "t_test", alias = "ttest")]
     TTest,
+    #[serde(alias = "sign-flip", alias = "sign_flip")]
     Randomization,
 }
 
@@ -218,6 +219,13 @@ impl Tolerance {
         }
     }
 
+    /// A tolerance of 0, however written.
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Tolerance::Absolute(v) | Tolerance::Percent(v) => *v == 0.0,
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Tolerance::Absolute(v) => format!("max_drop {v}"),
@@ -271,7 +279,7 @@ impl Default for GateSettings {
             alpha: DEFAULT_ALPHA,
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
-            test: TestKind::Bootstrap,
+            test: TestKind::Randomization,
             decision: Decision::ConfidentDrop,
             correction: Correction::Holm,
             correction_scope: CorrectionScope::Gate,

@@ -242,7 +242,7 @@ def compare(
     runs: Mapping[str, Any],
     metrics: Union[None, str, Sequence[str]] = None,
     *,
-    test: str = "bootstrap",
+    test: str = "randomization",
     resamples: int = 10000,
     seed: int = 20261129,
     alternative: str = "two-sided",

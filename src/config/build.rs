@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 use super::raw::{line, Num, RawCandidates, RawConfig, RawDepth, RawGate, RawRetriever, RawRule, RawStrata};
 use super::{
     check_alpha, check_relevance_level, check_resamples, check_span_coverage, clean, valid_retriever_name,
-    Candidates, Config, GateSettings, Retriever, RetrieverCommand, Rule, StrataSel, Tolerance,
+    Candidates, Config, Decision, GateSettings, Retriever, RetrieverCommand, Rule, StrataSel, Tolerance,
     DEFAULT_TIMEOUT_S,
 };
 use crate::diag::{input_error, input_error_hint, number};
@@ -173,7 +173,8 @@ fn gate_settings(
         }
         gate.seed = g.seed.map_or(gate.seed, |s| s.0);
         gate.test = g.test.unwrap_or(gate.test);
-        gate.decision = g.decision.unwrap_or(gate.decision);
+        let decision_line = g.decision.as_ref().and_then(line);
+        gate.decision = g.decision.map_or(gate.decision, |d| d.value);
         gate.correction = g.correction.unwrap_or(gate.correction);
         gate.correction_scope = g.correction_scope.unwrap_or(gate.correction_scope);
         gate.on_inconclusive = g.on_inconclusive.unwrap_or(gate.on_inconclusive);
@@ -191,8 +192,24 @@ fn gate_settings(
             }
             gate.lock_timeout = Duration::from_secs_f64(t.value.0);
         }
-        for r in g.rules.unwrap_or_default() {
+        let rules = g.rules.unwrap_or_default();
+        if gate.decision == Decision::NonInferiority && rules.is_empty() {
+            return Err(cx.bad(
+                decision_line,
+                NON_INFERIORITY_AT_ZERO.0.to_string(),
+                NON_INFERIORITY_AT_ZERO.1,
+            ));
+        }
+        for r in rules {
+            let at = line(&r);
             let (rule, lines) = rule(cx, r)?;
+            if gate.decision == Decision::NonInferiority && rule.tolerance.is_zero() {
+                return Err(cx.bad(
+                    at,
+                    format!("rule for {}: {}", rule.metric, NON_INFERIORITY_AT_ZERO.0),
+                    NON_INFERIORITY_AT_ZERO.1,
+                ));
+            }
             metrics.add(rule.metric, lines.metric);
             gate.rules.push(rule);
             strata_lines.push(lines.strata);
@@ -203,6 +220,16 @@ fn gate_settings(
     }
     Ok((gate, strata_lines))
 }
+
+/// Non-inferiority at tolerance 0 is a test of superiority: it passes
+/// only a run significantly better than its baseline, so it fails the
+/// baseline itself, and no rule may gate a run identical to its baseline
+/// as a failure (nor make a worse run pass where a better one with a
+/// single gain fails). Refused with what to write instead.
+const NON_INFERIORITY_AT_ZERO: (&str, &str) = (
+    "decision non-inferiority needs a tolerance above 0: at 0 it passes only a run significantly better than its baseline, and fails the baseline itself",
+    "give each rule max_drop (or max_drop_pct) above 0, or use decision: significant-drop, which fails only a real drop",
+);
 
 /// No rules: every configured metric is gated on any significant drop,
 /// overall and per stratum.

@@ -91,7 +91,7 @@ pub(super) struct RawGate {
     #[serde(default)]
     pub test: Option<TestKind>,
     #[serde(default)]
-    pub decision: Option<Decision>,
+    pub decision: Option<Spanned<Decision>>,
     #[serde(default)]
     pub correction: Option<Correction>,
     #[serde(default)]

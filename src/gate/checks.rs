@@ -159,7 +159,7 @@ pub(super) fn test(
         let t = match &overall {
             Some(t0) if si > 0 && scope.members == scopes[0].members => t0.clone(),
             _ => compare::test_scope(
-                &prep.gold, scopes, si, &usable, &geometric, &base_of, &cur_of, settings,
+                &prep.gold, scopes, si, &usable, &geometric, &base_of, &cur_of, settings, true,
             ),
         };
         for (k, &mi) in usable.iter().enumerate() {

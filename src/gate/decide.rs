@@ -169,6 +169,7 @@ fn summarize(
             test: t.test,
             monte_carlo: t.monte_carlo,
             skew: compare::skew_of(&d, gold, scopes, w.scope, settings.weighting),
+            no_loss: scope.members.iter().all(|&q| d[q] >= 0.0),
             verdict: CheckVerdict::NotGated,
         });
         out.inferences.push(t.inference.clone());
@@ -184,8 +185,7 @@ fn summarize(
     out
 }
 
-/// Largest B a borderline re-test goes to.
-pub const MAX_RESAMPLES: u32 = 200_000;
+pub use crate::stats::MAX_RESAMPLES;
 
 /// When a gated decision's corrected p lies within two Monte Carlo standard
 /// errors of alpha, the B to re-test with (ten times more, up to
@@ -305,10 +305,11 @@ pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -
 /// "drop <= 0" when the upper bound lies below 0. Threshold has no test.
 fn rejected(c: &Check, inf: &Inference, settings: &GateSettings, level: f64) -> bool {
     let tol = c.tolerance.unwrap_or(0.0);
+    let fit = |x: f64| compare::within_tested_range(&c.cmp.metric, c.cmp.baseline, x);
     match settings.decision {
-        Decision::ConfidentDrop => inf.upper(level) < -tol,
-        Decision::SignificantDrop => inf.upper(level) < 0.0,
-        Decision::NonInferiority => inf.lower(level) > -tol,
+        Decision::ConfidentDrop => fit(inf.upper(level)) < -tol,
+        Decision::SignificantDrop => fit(inf.upper(level)) < 0.0,
+        Decision::NonInferiority => fit(inf.lower(level)) > -tol,
         Decision::Threshold => false,
     }
 }
@@ -322,22 +323,31 @@ fn decide(c: &mut Check, inf: &Inference, settings: &GateSettings, level: f64) {
         return;
     };
     if settings.decision != Decision::Threshold {
-        c.lower_bound = inf.lower(level);
-        c.upper_bound = inf.upper(level);
+        // Within what the metric can show, so the printed bound is the
+        // one decided on (see `compare::within_range`).
+        let (metric, base) = (c.cmp.metric, c.cmp.baseline);
+        let fit = |x: f64| compare::within_tested_range(&metric, base, x);
+        c.lower_bound = fit(inf.lower(level));
+        c.upper_bound = fit(inf.upper(level));
         c.bound_level = 1.0 - level;
     }
     let drop = -c.cmp.delta;
-    let fail = match settings.decision {
-        Decision::ConfidentDrop => c.upper_bound < -tol,
-        Decision::SignificantDrop => drop > tol && c.upper_bound < 0.0,
-        // A NaN bound proves nothing: not shown within, so it fails.
-        Decision::NonInferiority => c.lower_bound.partial_cmp(&-tol) != Some(std::cmp::Ordering::Greater),
-        Decision::Threshold => drop > tol,
-    };
+    let fail = !c.no_loss
+        && match settings.decision {
+            Decision::ConfidentDrop => c.upper_bound < -tol,
+            Decision::SignificantDrop => drop > tol && c.upper_bound < 0.0,
+            // A NaN bound proves nothing: not shown within, so it fails.
+            Decision::NonInferiority => c.lower_bound.partial_cmp(&-tol) != Some(std::cmp::Ordering::Greater),
+            Decision::Threshold => drop > tol,
+        };
+    // Inconclusive: the interval holds a drop within the tolerance and one
+    // beyond it, strictly: an interval ending at -tolerance holds no drop
+    // beyond it (an identical run's point 0 at tolerance 0 is within).
     let undecided = matches!(
         settings.decision,
         Decision::ConfidentDrop | Decision::SignificantDrop
-    ) && c.lower_bound <= -tol
+    ) && !c.no_loss
+        && c.lower_bound < -tol
         && c.upper_bound >= -tol;
     c.verdict = if fail {
         CheckVerdict::Fail

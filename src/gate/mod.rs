@@ -120,6 +120,14 @@ pub struct Check {
     /// Set when a few queries carry most of the change
     /// ([`compare::skew_of`]).
     pub skew: Option<compare::Skew>,
+    /// No query of the scope lost anything (every delta >= 0; a run
+    /// identical to its baseline among them): the check passes under every
+    /// decision mode. The margin and significance modes could not fail it
+    /// anyway; non-inferiority, which fails what it cannot prove within
+    /// the tolerance, would fail a small scope's identical run and pass a
+    /// worse one no better proven. The set of such runs is closed upwards,
+    /// so the rule keeps every verdict monotone in the loss.
+    pub no_loss: bool,
     pub verdict: CheckVerdict,
 }
 
@@ -497,6 +505,14 @@ fn evaluate_each(
         );
         if plan.logged.is_some() {
             in_metric_units(&mut pend.checks, &pend.shown_tolerances, prep, &run, cur, plan);
+        }
+        for c in &mut pend.checks {
+            let (metric, base) = (c.cmp.metric, c.cmp.baseline);
+            let fit = |x: f64| compare::within_range(&metric, base, x);
+            c.lower_bound = fit(c.lower_bound);
+            c.upper_bound = fit(c.upper_bound);
+            c.cmp.ci_low = fit(c.cmp.ci_low);
+            c.cmp.ci_high = fit(c.cmp.ci_high);
         }
         power::warn_power(&pend.checks, &run, family, &mut out.warnings);
         power::warn_too_small(&pend.checks, &run, alpha_m, &mut out.warnings);

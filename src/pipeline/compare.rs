@@ -166,6 +166,34 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
         })
         .collect();
     let scores: Vec<&Scores> = columns.iter().map(|c| &c.scores).collect();
+    if let Some(r) = crate::compare::retest_at_floor(
+        &prep.gold,
+        base,
+        &scores[1..],
+        &mut comparisons,
+        &settings,
+        opts.alternative,
+        opts.by_stratum,
+    ) {
+        let m: usize = comparisons.iter().map(Vec::len).sum();
+        if r.rows > 0 {
+            warnings.0.push(format!(
+                "{} whose p sat at the Monte Carlo floor of B={} re-tested with B={} (in a family of {m} tests the smallest p must be below {})",
+                count(r.rows, "row", "rows"),
+                settings.resamples,
+                r.resamples,
+                crate::diag::number(opts.alpha / m as f64)
+            ));
+        }
+        if r.still_bound {
+            warnings.0.push(format!(
+                "a family of {m} tests needs p below {}, and a Monte Carlo p cannot go below {} even at B={}: rows at that floor cannot be significant; use --test t-test, or fewer variants, metrics or strata",
+                crate::diag::number(opts.alpha / m as f64),
+                crate::diag::number(r.floor),
+                r.resamples
+            ));
+        }
+    }
     let family = crate::compare::family(&prep.gold, &scores, &mut comparisons, opts.correction, &settings);
     Ok(CompareRun {
         prep,

@@ -57,14 +57,14 @@ impl CompareView<'_> {
         let s = self.settings;
         let test = match s.test {
             crate::config::TestKind::Bootstrap => format!(
-                "paired bootstrap (stratified, {} weighting, B={}, seed {})",
+                "paired percentile bootstrap (stratified, {} weighting, B={}, seed {})",
                 s.weighting.name(),
                 s.resamples,
                 s.seed
             ),
             crate::config::TestKind::Randomization => {
                 format!(
-                    "sign-flip randomization (exact up to 40 non-zero deltas, else B={}, seed {})",
+                    "sign-flip randomization (exact up to 16 queries, else B={}, seed {})",
                     s.resamples, s.seed
                 )
             }
@@ -241,10 +241,19 @@ impl CompareView<'_> {
             } else {
                 ("not", ": either may be the best")
             };
+            let held = if u.pairs > 1 {
+                format!(
+                    ", held to alpha {} over the {} pairs of variants",
+                    crate::diag::number(u.level),
+                    u.pairs
+                )
+            } else {
+                String::new()
+            };
             out += &format!(
-                " It is {verdict} significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}){after}.",
+                " It is {verdict} significantly better than the runner-up {other} (delta {}, {} {}, two-sided p {}, {}{held}){after}.",
                 signed4(u.delta),
-                level_words(self.settings.alpha),
+                level_words(u.level),
                 interval(u.ci_low, u.ci_high),
                 pfmt(u.p_value),
                 u.test.name()
@@ -254,7 +263,11 @@ impl CompareView<'_> {
     }
 }
 
-/// `95% CI` for alpha 0.05.
+/// `95% CI` for alpha 0.05, `99.82% CI` for 0.0018: as many decimals
+/// (up to 2) as the level needs.
 fn level_words(alpha: f64) -> String {
-    format!("{:.0}% CI", (1.0 - alpha) * 100.0)
+    let pct = (1.0 - alpha) * 100.0;
+    let text = format!("{pct:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}% CI")
 }

@@ -70,10 +70,13 @@ impl GateView<'_> {
         };
         let test = match s.test {
             crate::config::TestKind::Bootstrap => {
-                format!("paired bootstrap (stratified, {b}, seed {})", s.seed)
+                format!("paired percentile bootstrap (stratified, {b}, seed {})", s.seed)
             }
             crate::config::TestKind::Randomization => {
-                format!("sign-flip randomization ({b} where not exact, seed {})", s.seed)
+                format!(
+                    "sign-flip randomization (exact up to 16 queries, else {b}, seed {})",
+                    s.seed
+                )
             }
             crate::config::TestKind::TTest => "paired t-test".to_string(),
         };

@@ -37,9 +37,10 @@
 //! significantly above the baseline after the correction). `statement`:
 //! `{"text", "metric", "baseline", "baseline_mean", "best": name | null,
 //! "runner_up": {"name", "delta", "ci_low", "ci_high", "p_value", "test",
-//! "better"} | null}`: `best` is the highest-ranked run significantly
-//! better than the baseline, `runner_up` the other run with the highest
-//! mean, tested two-sided against the best.
+//! "pairs", "level", "better"} | null}`: `best` is the highest-ranked run
+//! significantly better than the baseline, `runner_up` the other run with
+//! the highest mean, tested two-sided against the best at `level` (alpha
+//! over the `pairs` pairs of variants: the pair was picked by looking).
 //!
 //! **eval** — `{"schema_version", "gold", "run", "relevance_level",
 //! "queries", "strata": {name: n}, "metrics": {metric: {"all": mean,
@@ -414,6 +415,8 @@ fn statement_value(v: &CompareView) -> Value {
             "ci_high": num(u.ci_high),
             "p_value": num(u.p_value),
             "test": u.test.name(),
+            "pairs": u.pairs,
+            "level": num(u.level),
             "better": u.better,
         })
     });

@@ -87,9 +87,11 @@ fn seed_example_json_carries_spec_keys_and_values() {
     assert_eq!(h["p_adjusted"].as_f64().unwrap(), 1.0, "{h}");
     // The interval is the sign-flip test inverted: shifted by any margin,
     // the 5 deltas give at best p = 2^-5 = 0.031, above the 0.025 each tail
-    // of a 95% interval allows, so no margin is excluded: unbounded (null).
-    assert!(h["ci_low"].is_null(), "{h}");
-    assert!(h["ci_high"].is_null(), "{h}");
+    // of a 95% interval allows, so the test excludes no margin, and the
+    // interval is all the metric allows: a 0/1 mean of 0.4 can move by
+    // -0.4 to +0.6.
+    assert_eq!(h["ci_low"].as_f64(), Some(-0.4), "{h}");
+    assert_eq!(h["ci_high"].as_f64(), Some(0.6), "{h}");
     for (metric, delta) in [("mrr", 0.23333333333333334), ("ndcg@3", 0.16131471927654584)] {
         let r = row(&v, metric);
         assert!((r["delta"].as_f64().unwrap() - delta).abs() < 1e-12, "{r}");

@@ -131,7 +131,8 @@ fn record_then_pass_with_spec_keys() {
             assert!(c.get(key).is_some(), "missing {key} in {c}");
         }
         assert_eq!(c["delta"], 0.0);
-        assert_eq!(c["test"], "bootstrap");
+        // The default test: the sign-flip test (issue "Statistics III").
+        assert_eq!(c["test"], "randomization");
     }
     assert_eq!(check(h, "recall@10", "all")["n"], 90);
     assert_eq!(check(h, "recall@10", "how-to")["n"], 30);

@@ -75,17 +75,16 @@ fn interval_on_a_proportion_has_the_normal_width() {
     assert_eq!(v["interval_settings"]["seed"], 20261129);
 }
 
-/// Five queries, three hits: the plain percentile interval would read the
-/// 2.5% and 97.5% points of the resampled means, and P(mean <= 0.2) =
-/// 0.4^5 + 5 * 0.6 * 0.4^4 = 0.087 puts its low end at 0.2. Widened for
-/// n = 5 (Hesterberg's z' = sqrt(5/4) t_{4, 0.975} = 3.10, so the points at
-/// 0.1% and 99.9%), and P(mean = 0) = 0.4^5 = 0.010 > 0.001, P(mean = 1) =
-/// 0.6^5 = 0.078: the interval is [0, 1], all a 5-query stratum can say.
-/// A stratum of one query has no interval. One whose ten queries all hit
-/// shows no spread, and a bootstrap would say [1, 1]; a hit rate lies in
-/// [0, 1], so Wilson's score interval holds: [10 / (10 + z^2), 1] =
-/// [0.7225, 1] (with a true hit rate of 0.9, ten of ten hit 35% of the
-/// time). The other strata have theirs, and macro and all theirs.
+/// Five queries, three hits: a 0/1 metric gets Wilson's score interval,
+/// (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n) at p = 0.6,
+/// n = 5: [0.2307, 0.8824] (by hand in Python; the percentile bootstrap,
+/// widened for n = 5 as Hesterberg's expansion has it, gave all of [0, 1],
+/// which covered 1.000 where 0.95 was asked). A stratum of one query has
+/// no interval. One whose ten queries all hit shows no spread, and a
+/// bootstrap would say [1, 1]; a hit rate lies in [0, 1], so Wilson's
+/// score interval holds: [10 / (10 + z^2), 1] = [0.7225, 1] (with a true
+/// hit rate of 0.9, ten of ten hit 35% of the time). The other strata have
+/// theirs, and macro and all theirs.
 #[test]
 fn small_strata_get_honest_intervals() {
     let stratum = |i: usize| match i {
@@ -98,7 +97,9 @@ fn small_strata_get_honest_intervals() {
     let order: Vec<usize> = (0..60).collect();
     let p = project(60, stratum, hit, &order);
     let v = eval_json(&p, &[]);
-    assert_eq!(bounds(&v, "five"), (0.0, 1.0));
+    let (lo, hi) = bounds(&v, "five");
+    assert!((lo - 0.2307242812760128).abs() < 1e-12, "{lo}");
+    assert!((hi - 0.882379225767352).abs() < 1e-12, "{hi}");
     assert_eq!(
         v["intervals"]["hit_rate@1"]["one"],
         serde_json::json!({"ci_low": null, "ci_high": null})
@@ -150,9 +151,31 @@ fn intervals_are_order_free_thread_free_and_follow_the_seed() {
     assert!(one.contains("\"ci_low\""), "{one}");
     assert_eq!(one, threads("3"));
 
+    // A 0/1 metric's interval is Wilson's, in closed form: no seed moves
+    // it. A count's is the expanded percentile bootstrap, which follows
+    // the seed.
     let other = eval_json(&a, &["--seed", "5"]);
-    assert_ne!(other["intervals"], va["intervals"]);
+    assert_eq!(other["intervals"], va["intervals"]);
     assert_eq!(other["interval_settings"]["seed"], 5);
+    let counts = |p: &TestProject, seed: &str| {
+        let o = p.run(&[
+            "--format",
+            "json",
+            "eval",
+            "--gold",
+            "gold.jsonl",
+            "--run",
+            "run.jsonl",
+            "-m",
+            "num_rel_ret",
+            "--seed",
+            seed,
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        v["intervals"]["num_rel_ret"]["all"].clone()
+    };
+    assert!(counts(&a, "20261129")["ci_low"].is_f64());
+    assert_ne!(counts(&a, "20261129"), counts(&a, "5"));
     let none = eval_json(&a, &["--resamples", "0"]);
     assert_eq!(
         none["intervals"]["hit_rate@1"]["all"],

@@ -201,7 +201,10 @@ fn config_keys_and_reports_state_the_family_and_inconclusive_checks() {
         .replace(
             "  correction: holm",
             "  correction: holm\n  correction_scope: retriever\n  on_inconclusive: fail",
-        );
+        )
+        // The margin test: the regressed run's drops are significant but
+        // not shown beyond their tolerances, so inconclusive.
+        .replace("  decision: significant-drop", "  decision: confident-drop");
     let p = TestProject::new()
         .with_file("rgate.yaml", cfg)
         .with_config("rgate.yaml");

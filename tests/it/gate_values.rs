@@ -94,7 +94,11 @@ fn assert_checks(test: &str, want: &Expected, tol: f64) {
 
 #[test]
 fn t_test_p_per_metric_and_stratum() {
-    // scipy.stats.ttest_1samp(d, 0, alternative="less") per check; Holm.
+    // scipy.stats.ttest_1samp(d, 0, alternative="less") per check, made
+    // monotone as the gate's t-test is (make.py's `envelope_less`: the
+    // smallest p of max(d, L) over L, searched by scipy); Holm. Only mrr
+    // on b moves: its -1 among four deltas is raised (scipy's own p there
+    // is 0.11540896600125787).
     assert_checks(
         "t-test",
         &[
@@ -102,7 +106,7 @@ fn t_test_p_per_metric_and_stratum() {
             ("hit_rate@1", "all", 0.22166592508483007, 0.6649977752544902),
             ("mrr", "a", 0.43030630306049483, 0.8606126061209897),
             ("hit_rate@1", "a", 0.5, 0.8606126061209897),
-            ("mrr", "b", 0.11540896600125787, 0.5770448300062894),
+            ("mrr", "b", 0.11189983694084411, 0.5594991847042206),
             ("hit_rate@1", "b", 0.09084505690810468, 0.5450703414486281),
         ],
         1e-9,

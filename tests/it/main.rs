@@ -58,6 +58,7 @@ mod power;
 mod processes;
 mod properties_eval;
 mod properties_gate;
+mod properties_stats;
 mod pyspeed_action;
 mod reports_tables;
 mod run_formats;

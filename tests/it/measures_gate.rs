@@ -265,25 +265,33 @@ fn compare_tests_a_geometric_mean_on_the_log_scale() {
         Some(0.1831)
     );
 
-    // Under the default bootstrap too: on heavy-tailed log deltas the
-    // bootstrap-t cries wolf, so a geometric mean gets the t-test, and the
-    // test column says so.
-    let (code, v) = p.json(&[
-        "compare",
-        "--gold",
-        "demo/gold.yaml",
-        "--metrics",
-        "gm_map,map",
-        "demo/runs/hybrid.jsonl",
-        "demo/runs/hybrid-regressed.jsonl",
-    ]);
-    assert_eq!(code, 0, "{v}");
-    let checks = &v["runs"][0]["checks"];
-    assert_eq!(checks[0]["metric"], "gm_map");
-    assert_eq!(checks[0]["test"], "t-test");
-    assert!((checks[0]["p_value"].as_f64().unwrap() - 0.003_247_755_654_5).abs() < 1e-9);
-    assert_eq!(checks[1]["metric"], "map");
-    assert_eq!(checks[1]["test"], "bootstrap");
+    // Under `--test bootstrap` a geometric mean gets the sign-flip test
+    // (its log deltas are heavy-tailed: a query whose AP falls to 0 moves
+    // by up to 11.5), and the test column says so; map keeps the
+    // bootstrap. The sign-flip row is the one `--test randomization`
+    // prints, to the bit.
+    let row = |test: &str| {
+        let (code, v) = p.json(&[
+            "compare",
+            "--gold",
+            "demo/gold.yaml",
+            "--metrics",
+            "gm_map,map",
+            "--test",
+            test,
+            "demo/runs/hybrid.jsonl",
+            "demo/runs/hybrid-regressed.jsonl",
+        ]);
+        assert_eq!(code, 0, "{v}");
+        v["runs"][0]["checks"].clone()
+    };
+    let (boot, flip) = (row("bootstrap"), row("randomization"));
+    assert_eq!(boot[0]["metric"], "gm_map");
+    assert_eq!(boot[0]["test"], "randomization");
+    assert_eq!(boot[0]["p_value"], flip[0]["p_value"]);
+    assert!(boot[0]["p_value"].as_f64().unwrap() < 0.01, "{boot}");
+    assert_eq!(boot[1]["metric"], "map");
+    assert_eq!(boot[1]["test"], "bootstrap");
 }
 
 /// `eval --list-metrics` stands alone (no --gold or --run), and names
