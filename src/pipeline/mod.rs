@@ -253,6 +253,45 @@ mod tests {
         assert!(err.contains("--alpha 1 is outside (0, 1)"), "{err}");
     }
 
+    /// Issue 41, item 6: `compare` with no run was an index out of bounds
+    /// (a panic through the Python module), and with one run it compared
+    /// nothing; both are refused, with the message the command line gives
+    /// one run.
+    #[test]
+    fn compare_refuses_fewer_than_two_runs() {
+        let run = || CompareInput {
+            name: Some("a".into()),
+            source: RunSource::File(demo("demo/runs/bm25.jsonl")),
+        };
+        for runs in [vec![], vec![run()]] {
+            let n = runs.len();
+            let opts = CompareOptions {
+                gold: GoldInput {
+                    path: demo("demo/gold.yaml"),
+                    ..GoldInput::default()
+                },
+                runs,
+                chunks: Vec::new(),
+                run_format: None,
+                test: crate::config::TestKind::Bootstrap,
+                resamples: 1000,
+                seed: crate::config::DEFAULT_SEED,
+                alternative: crate::stats::Alternative::TwoSided,
+                alpha: 0.05,
+                by_stratum: false,
+                weighting: crate::config::Weighting::Micro,
+                correction: crate::compare::Correction::Holm,
+            };
+            let err = compare(&opts, &mut Warnings::default()).err().unwrap();
+            let user = err.downcast_ref::<crate::diag::UserError>().unwrap();
+            assert_eq!(
+                user.message,
+                format!("compare takes two or more runs, and got {n}: each run after the first is compared with the first")
+            );
+            assert!(user.hint.is_some());
+        }
+    }
+
     fn trec_fixture(name: &str) -> (PathBuf, String) {
         let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/trec_eval")
