@@ -184,9 +184,7 @@ pub enum HookCommand {
 
 /// `--relevance-level`, checked where the config's value is.
 fn parse_relevance_level(s: &str) -> Result<i32, String> {
-    let level: i32 = s.parse().map_err(|_| format!("`{s}` is not an integer grade"))?;
-    crate::config::check_relevance_level(level).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))?;
-    Ok(level)
+    crate::config::relevance_level_from_word(s).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))
 }
 
 /// `--span-coverage`, checked where the config's value is.

@@ -90,6 +90,12 @@ pub struct GoldInput {
 /// Loads the gold set and parses the metrics for `eval` and `compare`.
 pub fn prepare(input: &GoldInput) -> Result<Prepared> {
     let level = input.relevance_level.unwrap_or(1);
+    // The command line's parser and the config check the level too; this
+    // is the check for every other front end (the Python module passed 0,
+    // and grade-0 labels counted as relevant: issue 41, item 9).
+    if let Err((msg, hint)) = crate::config::check_relevance_level(level) {
+        return Err(crate::diag::usage_error(msg, hint));
+    }
     let prep = match &input.memory {
         Some(m) => {
             let metrics = if input.metrics.is_empty() {
@@ -289,6 +295,42 @@ mod tests {
                 format!("compare takes two or more runs, and got {n}: each run after the first is compared with the first")
             );
             assert!(user.hint.is_some());
+        }
+    }
+
+    /// Issue 41, item 9: a relevance level below 1 from a front end other
+    /// than the command line (which checks it as it parses) is refused, not
+    /// applied: at 0 a grade-0 label counted as relevant.
+    #[test]
+    fn a_relevance_level_below_one_is_refused_by_the_pipeline() {
+        for level in [0, -5] {
+            let opts = EvalOptions {
+                gold: GoldInput {
+                    memory: Some(Arc::new(MemoryGold {
+                        name: "gold".into(),
+                        queries: vec![("q1".into(), vec![("a".into(), 0)])],
+                        strata: None,
+                    })),
+                    relevance_level: Some(level),
+                    ..GoldInput::default()
+                },
+                run: RunSource::Memory(Arc::new(MemoryRun {
+                    name: "run".into(),
+                    queries: vec![("q1".into(), crate::run::memory::Ranked::Ids(vec!["a".into()]))],
+                })),
+                run_format: None,
+                chunks: None,
+                candidates: None,
+                cutoff: None,
+                trec_names: false,
+                interval_resamples: Some(0),
+                seed: 1,
+            };
+            let err = eval(&opts, &mut Warnings::default()).err().unwrap().to_string();
+            assert!(
+                err.starts_with(&format!("relevance level {level} is below 1")),
+                "{err}"
+            );
         }
     }
 
