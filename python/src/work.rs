@@ -25,7 +25,9 @@
 //! is the call's. The library has no way to stop its work midway (the
 //! bootstrap has no cancel point), so the interrupted work finishes on its
 //! threads in the background and its result is dropped; the interpreter
-//! is back at once.
+//! is back at once. Handing the work to the pool costs two thread
+//! wake-ups a call: a call on a two-query dict took 160 µs against 80 µs
+//! when it ran on the calling thread (2-core machine under load 8).
 //!
 //! **Panics.** A panic is a bug in rgate, never an answer to bad input;
 //! should one happen it is caught here and raised as `RgateError` saying
