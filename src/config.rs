@@ -38,18 +38,47 @@ pub const MAX_RESAMPLES: u32 = 1_000_000;
 /// is a message and a hint. The one place the limits are enforced.
 pub fn check_resamples(b: u32) -> std::result::Result<(), (String, String)> {
     if b < MIN_RESAMPLES {
+        return Err(too_few_resamples(b));
+    }
+    if b > MAX_RESAMPLES {
+        return Err(too_many_resamples(b));
+    }
+    Ok(())
+}
+
+/// A resample count written as a decimal word: a command-line argument, or
+/// the digits of a Python int (which has no size limit). Any integer word
+/// gets [`check_resamples`]'s message: `-1` is too few and `99999999999`
+/// too many, not a type error about `u32`, so every front end refuses a
+/// count with the same words.
+pub fn resamples_from_word(word: &str) -> std::result::Result<u32, (String, String)> {
+    let digits = word.strip_prefix('-').unwrap_or(word);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err((
-            format!("resamples {b} is too few for a p-value"),
+            format!("resamples `{word}` is not a whole number"),
             format!("use 10000 (the default); at least {MIN_RESAMPLES}"),
         ));
     }
-    if b > MAX_RESAMPLES {
-        return Err((
-            format!("resamples {b} is more than the {MAX_RESAMPLES} rgate accepts"),
-            "10000 (the default) resolves p-values to about 0.005; 100000 to about 0.0015".into(),
-        ));
+    match word.parse::<u32>() {
+        Ok(b) => check_resamples(b).map(|()| b),
+        // Negative (u32 reads no sign): fewer than any minimum.
+        Err(_) if word.starts_with('-') => Err(too_few_resamples(word)),
+        Err(_) => Err(too_many_resamples(word)),
     }
-    Ok(())
+}
+
+fn too_few_resamples(b: impl std::fmt::Display) -> (String, String) {
+    (
+        format!("resamples {b} is too few for a p-value"),
+        format!("use 10000 (the default); at least {MIN_RESAMPLES}"),
+    )
+}
+
+fn too_many_resamples(b: impl std::fmt::Display) -> (String, String) {
+    (
+        format!("resamples {b} is more than the {MAX_RESAMPLES} rgate accepts"),
+        "10000 (the default) resolves p-values to about 0.005; 100000 to about 0.0015".into(),
+    )
 }
 
 /// Checks a significance level, from the config or the command line; the
@@ -76,6 +105,20 @@ pub fn check_relevance_level(level: i32) -> std::result::Result<(), (String, Str
         ));
     }
     Ok(())
+}
+
+/// A relevance level written as a word (`--relevance-level N`, or a Python
+/// value as a user would type it: an int's digits, anything else its
+/// repr): a whole number, then [`check_relevance_level`]. `1.9` is refused
+/// rather than truncated to 1, which would quietly count grade-1 labels.
+pub fn relevance_level_from_word(word: &str) -> std::result::Result<i32, (String, String)> {
+    let level: i32 = word.parse().map_err(|_| {
+        (
+            format!("`{word}` is not an integer grade"),
+            "a relevance level is the lowest grade counted relevant: 1 (the default), 2, ...".to_string(),
+        )
+    })?;
+    check_relevance_level(level).map(|()| level)
 }
 
 /// Checks a span coverage: the share of a span that retrieved chunks must
@@ -914,5 +957,55 @@ mod tests {
         let c = parse("gold: g\nmetrics: [mrr]\n").unwrap();
         assert_eq!(c.gate.rules.len(), 1);
         assert_eq!(c.depth(), Some(10), "no cutoff in use: 10 ranked ids");
+    }
+
+    /// Issue 41, item 9: a front end holding integers of any size (a
+    /// Python int) refuses each with the check's own words, and no word
+    /// is truncated into a valid level.
+    #[test]
+    fn counts_and_levels_as_words_get_the_checks_messages() {
+        assert_eq!(resamples_from_word("10000"), Ok(10_000));
+        let msg = |r: std::result::Result<u32, (String, String)>| r.unwrap_err().0;
+        assert_eq!(
+            msg(resamples_from_word("-1")),
+            "resamples -1 is too few for a p-value"
+        );
+        assert_eq!(
+            msg(resamples_from_word("10")),
+            "resamples 10 is too few for a p-value"
+        );
+        assert_eq!(
+            msg(resamples_from_word("99999999999999999999999")),
+            "resamples 99999999999999999999999 is more than the 1000000 rgate accepts"
+        );
+        assert_eq!(
+            msg(resamples_from_word("4294967295")),
+            "resamples 4294967295 is more than the 1000000 rgate accepts"
+        );
+        assert_eq!(
+            msg(resamples_from_word("1.5")),
+            "resamples `1.5` is not a whole number"
+        );
+        assert_eq!(
+            msg(resamples_from_word("-")),
+            "resamples `-` is not a whole number"
+        );
+        assert_eq!(msg(resamples_from_word("")), "resamples `` is not a whole number");
+        assert_eq!(relevance_level_from_word("2"), Ok(2));
+        for (word, want) in [
+            (
+                "0",
+                "relevance level 0 is below 1: judged-not-relevant (grade 0) labels would count as relevant",
+            ),
+            (
+                "-5",
+                "relevance level -5 is below 1: judged-not-relevant (grade 0) labels would count as relevant",
+            ),
+            ("1.9", "`1.9` is not an integer grade"),
+            ("True", "`True` is not an integer grade"),
+            ("99999999999", "`99999999999` is not an integer grade"),
+        ] {
+            assert_eq!(relevance_level_from_word(word).unwrap_err().0, want, "{word}");
+        }
     }
 }

@@ -13,8 +13,15 @@ gates from a pytest test. Errors raise :class:`RgateError` (a
 0.5
 """
 
+import os as _os
+
 from rgate import _rgate
 from rgate._errors import RgateError, RgateWarning
+
+# The native module keeps a thread pool between calls; it must not cross a
+# fork, whose child would wait for threads it lacks (python/src/work.rs).
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(before=_rgate._before_fork)
 
 # typing's own TYPE_CHECKING costs an import of typing (7 ms) on every
 # command; type checkers read a module-level `TYPE_CHECKING = False` alike.

@@ -29,13 +29,71 @@ def _warn(messages: Sequence[str]) -> None:
 def _native(fn, *args):
     """A call into the native module. Its own refusals of a value's type
     (a grade that is not an integer, a key that is not a string) come as
-    ValueError or TypeError: raised as RgateError like every other."""
+    ValueError or TypeError: raised as RgateError like every other. Any
+    other exception from the caller's objects (a ``__fspath__`` or
+    ``__index__`` that raises) is bad input too: an RgateError with the
+    original as its cause. ``KeyboardInterrupt`` (a ``BaseException``)
+    and ``MemoryError`` pass as they are."""
     try:
         return fn(*args)
-    except RgateError:
+    except (RgateError, MemoryError):
         raise
     except (ValueError, TypeError) as e:
-        raise RgateError(str(e)) from None
+        raise RgateError(_text(e)) from None
+    except Exception as e:
+        raise RgateError(_described(e)) from e
+
+
+def _text(e: BaseException) -> str:
+    """``str(e)``, or the exception's type when its ``__str__`` raises."""
+    try:
+        return str(e)
+    except Exception:
+        return type(e).__name__
+
+
+def _described(e: BaseException) -> str:
+    text = _text(e)
+    return f"{type(e).__name__}: {text}" if text and text != type(e).__name__ else type(e).__name__
+
+
+def _read(what: str, convert, value):
+    """``convert(value)``, where ``value`` is the caller's: an exception
+    the caller's own code raises while it is read (a ``keys()``, ``__bool__``
+    or ``__str__`` that raises, a mapping changed as it is copied) is bad
+    input, an RgateError naming the argument, the original its cause, so
+    that ``except rgate.RgateError`` catches every refusal (issue 41)."""
+    try:
+        return convert(value)
+    except (RgateError, MemoryError):
+        raise
+    except Exception as e:
+        raise RgateError(
+            f"{what}: reading it raised {_described(e)}",
+            "the value's own code raised it (the exception's __cause__ has its traceback)",
+        ) from e
+
+
+def _runs(runs: Optional[Mapping[str, Any]]) -> list:
+    return [] if runs is None else [(str(name), run_spec(r)) for name, r in runs.items()]
+
+
+def _correction(correction: Any) -> str:
+    if not isinstance(correction, str) or correction not in ("holm", "bh", "none"):
+        raise RgateError(
+            f"correction={correction!r}: compare corrects by holm, bh (Benjamini-Hochberg) or none",
+            "pass correction='holm', 'bh' or 'none'",
+        )
+    return correction
+
+
+def _mapping(runs: Any) -> Mapping:
+    if not isinstance(runs, Mapping):
+        raise RgateError(
+            f"runs is a dict {{name: run}}, not {type(runs).__name__}",
+            "pass runs={'baseline': run_a, 'candidate': run_b}; the first is the baseline",
+        )
+    return runs
 
 
 def _pandas():
@@ -225,13 +283,15 @@ def evaluate(
     """
     text, table, warns = _native(
         _rgate.evaluate,
-        gold_spec(gold),
-        strata_list(strata),
-        run_spec(run),
-        metric_list(metrics),
-        bool(per_query),
-        int(relevance_level),
-        bool(by_stratum),
+        _read("gold", gold_spec, gold),
+        _read("strata", strata_list, strata),
+        _read("run", run_spec, run),
+        _read("metrics", metric_list, metrics),
+        _read("per_query", bool, per_query),
+        # Numbers go over as they are: the native module reads them as the
+        # command line reads its arguments (no int() that turns 1.9 into 1).
+        relevance_level,
+        _read("by_stratum", bool, by_stratum),
     )
     _warn(warns)
     return Evaluation(json.loads(text), table)
@@ -271,29 +331,22 @@ def compare(
     >>> [(c["run"], c["metric"], c["delta"]) for c in cmp.checks]
     [('new', 'mrr', 0.5)]
     """
-    if correction not in ("holm", "bh", "none"):
-        raise RgateError(
-            f"correction={correction!r}: compare corrects by holm, bh (Benjamini-Hochberg) or none",
-            "pass correction='holm', 'bh' or 'none'",
-        )
-    if not isinstance(runs, Mapping):
-        raise RgateError(
-            f"runs is a dict {{name: run}}, not {type(runs).__name__}",
-            "pass runs={'baseline': run_a, 'candidate': run_b}; the first is the baseline",
-        )
+    correction = _read("correction", _correction, correction)
+    runs = _read("runs", _mapping, runs)
     text, table, warns = _native(
         _rgate.compare,
-        gold_spec(gold),
-        strata_list(strata),
-        [(str(name), run_spec(r)) for name, r in runs.items()],
-        metric_list(metrics),
+        _read("gold", gold_spec, gold),
+        _read("strata", strata_list, strata),
+        _read("runs", _runs, runs),
+        _read("metrics", metric_list, metrics),
         test,
-        int(resamples),
-        int(seed),
+        # As evaluate's relevance_level: read natively, as the CLI reads them.
+        resamples,
+        seed,
         alternative,
-        float(alpha),
-        int(relevance_level),
-        bool(by_stratum),
+        alpha,
+        relevance_level,
+        _read("by_stratum", bool, by_stratum),
         correction,
     )
     _warn(warns)
@@ -325,9 +378,9 @@ def gate(
     """
     native = _native(
         _rgate.gate,
-        os.fspath(config) if config is not None else None,
-        [(str(n), run_spec(r)) for n, r in (runs or {}).items()],
-        [(str(n), run_spec(r)) for n, r in (candidates or {}).items()],
+        _read("config", lambda c: os.fspath(c) if c is not None else None, config),
+        _read("runs", _runs, runs),
+        _read("candidates", _runs, candidates),
         baseline_ref,
     )
     outcome = GateOutcome(native)

@@ -1,6 +1,6 @@
 # Stubs of the native half (python/src/lib.rs). The public API is typed in
 # the Python modules themselves; these are what they call.
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 _Shape = tuple
 
@@ -12,7 +12,7 @@ def evaluate(
     run: _Shape,
     metrics: Sequence[str],
     per_query: bool,
-    relevance_level: int,
+    relevance_level: Any,
     by_stratum: bool,
 ) -> Tuple[str, str, List[str]]: ...
 def compare(
@@ -21,11 +21,11 @@ def compare(
     runs: Sequence[Tuple[str, _Shape]],
     metrics: Sequence[str],
     test: str,
-    resamples: int,
-    seed: int,
+    resamples: Any,
+    seed: Any,
     alternative: str,
-    alpha: float,
-    relevance_level: int,
+    alpha: Any,
+    relevance_level: Any,
     by_stratum: bool,
     correction: str,
 ) -> Tuple[str, str, List[str]]: ...
@@ -41,3 +41,5 @@ def gate(
     baseline_ref: Optional[str],
 ) -> GateReport: ...
 def main(args: Sequence[str]) -> int: ...
+def _panic_on_purpose(where: str) -> None: ...
+def _before_fork() -> None: ...

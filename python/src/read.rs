@@ -19,6 +19,11 @@
 //! could change the dict being read: the value is held by a reference of
 //! our own while they run, and a container whose size changed meanwhile is
 //! refused, as Python's own iteration refuses it.
+//!
+//! Reading 7 million values takes seconds with the GIL held, so every
+//! [`TICK_EVERY`] values the reader runs `PyErr_CheckSignals`: a Ctrl-C is
+//! raised as `KeyboardInterrupt` while a large dict is read, not after.
+//! Signal handlers are Python code too, so a check counts as a slow path.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -42,6 +47,10 @@ fn unchanged(now: ffi::Py_ssize_t, was: ffi::Py_ssize_t, what: &str) -> PyResult
     }
 }
 
+/// How many values are read between two looks for a signal: a look costs
+/// a call into libpython, and 65,536 values take a few milliseconds.
+const TICK_EVERY: u32 = 1 << 16;
+
 /// Reads ids, scores and grades; keeps its buffers between values.
 pub struct Reader<'py> {
     py: Python<'py>,
@@ -49,6 +58,8 @@ pub struct Reader<'py> {
     /// How many times a slow path ran (and with it, perhaps, Python
     /// code): a loop whose count moved checks its container's size.
     slow: u64,
+    /// Values read since the last look for a signal.
+    since_signals: u32,
 }
 
 impl<'py> Reader<'py> {
@@ -57,7 +68,22 @@ impl<'py> Reader<'py> {
             py,
             ucs4: Vec::new(),
             slow: 0,
+            since_signals: 0,
         }
+    }
+
+    /// Runs pending signal handlers every [`TICK_EVERY`] calls; their
+    /// exception (`KeyboardInterrupt`) ends the read. Called where no
+    /// borrowed item is held.
+    fn tick(&mut self) -> PyResult<()> {
+        self.since_signals += 1;
+        if self.since_signals < TICK_EVERY {
+            return Ok(());
+        }
+        self.since_signals = 0;
+        // A handler is Python code: it may have changed what is read.
+        self.slow += 1;
+        self.py.check_signals()
     }
 
     /// Appends the text of `obj` as UTF-8 when it is a str that UTF-8 can
@@ -166,6 +192,11 @@ impl<'py> Reader<'py> {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut key = String::new();
         loop {
+            let ticked = self.slow;
+            self.tick()?;
+            if self.slow != ticked {
+                unchanged(unsafe { ffi::PyDict_Size(dict) }, size, what)?;
+            }
             let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
             // SAFETY: the GIL is held and `dict` is alive (`d` holds it);
             // PyDict_Next bounds-checks `pos` against the dict as it is now.
@@ -239,6 +270,10 @@ impl<'py> Reader<'py> {
         let mut i = 0;
         // The size is read again each time: a slow path may have changed it.
         while i < unsafe { ffi::PyList_Size(l) } {
+            self.tick()?;
+            if i >= unsafe { ffi::PyList_Size(l) } {
+                break;
+            }
             // SAFETY: 0 <= i < the list's size, the GIL is held.
             let item = unsafe { ffi::PyList_GetItem(l, i) };
             if item.is_null() {
@@ -335,6 +370,7 @@ impl<'py> Reader<'py> {
         }
         let (mut qid, mut doc) = (String::new(), String::new());
         for i in 0..n {
+            self.tick()?;
             if size(q) != n || size(d) != n || size(v) != n {
                 return Err(bad(
                     "a column changed size while rgate read it (a value's __index__ or __float__ changed it)",

@@ -120,6 +120,19 @@ pub fn split_named(arg: &Path) -> (Option<String>, PathBuf) {
 /// per variant would let one of them look better far more often than
 /// alpha). Warnings go into `warnings` as they are found.
 pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<CompareRun> {
+    // Checked here, not only by the command line's parser: every front end
+    // (the Python module's `compare(gold, {})`) reaches this, and with no
+    // run there is no baseline to compare with (issue 41, item 6: it was
+    // an index out of bounds).
+    if opts.runs.len() < 2 {
+        return Err(usage_error(
+            format!(
+                "compare takes two or more runs, and got {}: each run after the first is compared with the first",
+                opts.runs.len()
+            ),
+            "pass the baseline's run first, then each run to compare with it",
+        ));
+    }
     if let Err((msg, hint)) = check_alpha(opts.alpha) {
         return Err(usage_error(format!("--{msg}"), hint));
     }
@@ -150,10 +163,14 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
         ..GateSettings::default()
     };
     small_sample_warnings(&prep, opts.by_stratum, warnings);
-    let base = &columns[0].scores;
-    let mut comparisons: Vec<Vec<CompareRow>> = columns
+    // One column per run, and there are two or more (checked above); an
+    // error rather than an index, should that ever change.
+    let Some((base, candidates)) = columns.split_first() else {
+        anyhow::bail!("compare read no run");
+    };
+    let base = &base.scores;
+    let mut comparisons: Vec<Vec<CompareRow>> = candidates
         .iter()
-        .skip(1)
         .map(|cand| {
             compare_scores(
                 &prep.gold,

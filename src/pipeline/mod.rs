@@ -90,6 +90,12 @@ pub struct GoldInput {
 /// Loads the gold set and parses the metrics for `eval` and `compare`.
 pub fn prepare(input: &GoldInput) -> Result<Prepared> {
     let level = input.relevance_level.unwrap_or(1);
+    // The command line's parser and the config check the level too; this
+    // is the check for every other front end (the Python module passed 0,
+    // and grade-0 labels counted as relevant: issue 41, item 9).
+    if let Err((msg, hint)) = crate::config::check_relevance_level(level) {
+        return Err(crate::diag::usage_error(msg, hint));
+    }
     let prep = match &input.memory {
         Some(m) => {
             let metrics = if input.metrics.is_empty() {
@@ -259,6 +265,81 @@ mod tests {
         opts.alpha = 1.0;
         let err = compare(&opts, &mut warnings).err().unwrap().to_string();
         assert!(err.contains("--alpha 1 is outside (0, 1)"), "{err}");
+    }
+
+    /// Issue 41, item 6: `compare` with no run was an index out of bounds
+    /// (a panic through the Python module), and with one run it compared
+    /// nothing; both are refused, with the message the command line gives
+    /// one run.
+    #[test]
+    fn compare_refuses_fewer_than_two_runs() {
+        let run = || CompareInput {
+            name: Some("a".into()),
+            source: RunSource::File(demo("demo/runs/bm25.jsonl")),
+        };
+        for runs in [vec![], vec![run()]] {
+            let n = runs.len();
+            let opts = CompareOptions {
+                gold: GoldInput {
+                    path: demo("demo/gold.yaml"),
+                    ..GoldInput::default()
+                },
+                runs,
+                chunks: Vec::new(),
+                run_format: None,
+                test: crate::config::TestKind::Bootstrap,
+                resamples: 1000,
+                seed: crate::config::DEFAULT_SEED,
+                alternative: crate::stats::Alternative::TwoSided,
+                alpha: 0.05,
+                by_stratum: false,
+                weighting: crate::config::Weighting::Micro,
+                correction: crate::compare::Correction::Holm,
+            };
+            let err = compare(&opts, &mut Warnings::default()).err().unwrap();
+            let user = err.downcast_ref::<crate::diag::UserError>().unwrap();
+            assert_eq!(
+                user.message,
+                format!("compare takes two or more runs, and got {n}: each run after the first is compared with the first")
+            );
+            assert!(user.hint.is_some());
+        }
+    }
+
+    /// Issue 41, item 9: a relevance level below 1 from a front end other
+    /// than the command line (which checks it as it parses) is refused, not
+    /// applied: at 0 a grade-0 label counted as relevant.
+    #[test]
+    fn a_relevance_level_below_one_is_refused_by_the_pipeline() {
+        for level in [0, -5] {
+            let opts = EvalOptions {
+                gold: GoldInput {
+                    memory: Some(Arc::new(MemoryGold {
+                        name: "gold".into(),
+                        queries: vec![("q1".into(), vec![("a".into(), 0)])],
+                        strata: None,
+                    })),
+                    relevance_level: Some(level),
+                    ..GoldInput::default()
+                },
+                run: RunSource::Memory(Arc::new(MemoryRun {
+                    name: "run".into(),
+                    queries: vec![("q1".into(), crate::run::memory::Ranked::Ids(vec!["a".into()]))],
+                })),
+                run_format: None,
+                chunks: None,
+                candidates: None,
+                cutoff: None,
+                trec_names: false,
+                interval_resamples: Some(0),
+                seed: 1,
+            };
+            let err = eval(&opts, &mut Warnings::default()).err().unwrap().to_string();
+            assert!(
+                err.starts_with(&format!("relevance level {level} is below 1")),
+                "{err}"
+            );
+        }
     }
 
     fn trec_fixture(name: &str) -> (PathBuf, String) {

@@ -216,6 +216,15 @@ fn bad_arguments_exit_2() {
     assert_eq!(o.code, 2);
     let o = compare(&[], &["seed/run_a.json"], "seed/gold.json");
     assert_eq!(o.code, 2, "one run is not a comparison");
+    // The pipeline's message, the one the Python module gives (issue 41,
+    // item 6), not the argument parser's.
+    assert!(
+        o.stderr.contains(
+            "error: compare takes two or more runs, and got 1: each run after the first is compared with the first\nhint: "
+        ),
+        "{}",
+        o.stderr
+    );
 }
 
 /// The runs are read side by side; when two are broken, the message is
