@@ -14,7 +14,7 @@
 //! For a metric whose values lie in [0, 1] (every rgate metric but the
 //! counts, utility and a few gains) the interval is Clopper & Pearson's
 //! (0/1 values) or Wilson's score interval (graded values) at the scope's
-//! *effective* number of queries (see `effective_wilson`): a percentile
+//! *effective* number of queries (see `unit_interval`): a percentile
 //! interval of a 0/1 metric is the Wald
 //! interval in disguise and under-covers near 0 and 1 (hit_rate@3 on 12
 //! queries: .916 for a nominal .95), while the expansion below, which
@@ -225,16 +225,14 @@ pub fn mean_intervals(
             }
             let mean: f64 = in_scope.iter().map(|&h| weight(h) * spread.mean[h * m + j]).sum();
             let n_eff = 1.0 / parts.iter().map(|&(w, n_h, _)| w * w / n_h as f64).sum::<f64>();
-            if in_scope.iter().all(|&h| spread.binary[h * m + j]) {
-                let size: usize = in_scope.iter().map(|&h| group_sizes[h]).sum();
-                return clopper_pearson(mean, n_eff.min(size as f64), alpha);
-            }
-            return wilson(mean, n_eff, alpha);
+            let binary = in_scope.iter().all(|&h| spread.binary[h * m + j]);
+            let size: usize = in_scope.iter().map(|&h| group_sizes[h]).sum();
+            return without_spread(mean, n_eff, size, binary, alpha);
         }
         if unit_range[j] {
             let mean: f64 = in_scope.iter().map(|&h| weight(h) * spread.mean[h * m + j]).sum();
             let binary = in_scope.iter().all(|&h| spread.binary[h * m + j]);
-            return effective_wilson(mean, &parts, binary, alpha);
+            return unit_interval(mean, &parts, binary, alpha);
         }
         let a = expanded_alpha(alpha, &parts);
         let x = column(c);
@@ -316,7 +314,7 @@ fn expanded_alpha(alpha: f64, parts: &[(f64, usize, f64)]) -> f64 {
 /// same. A stratum of one query shows no spread: it takes the Bernoulli
 /// bound, `p_h (1 - p_h)` (Bhatia & Davis 2000), as a scope without any
 /// spread does.
-fn effective_wilson(mean: f64, parts: &[(f64, usize, f64)], binary: bool, alpha: f64) -> Option<Interval> {
+fn unit_interval(mean: f64, parts: &[(f64, usize, f64)], binary: bool, alpha: f64) -> Option<Interval> {
     let p = mean.clamp(0.0, 1.0);
     let (mut var, mut df_den) = (0.0, 0.0);
     let mut bound_var = 0.0;
@@ -344,11 +342,7 @@ fn effective_wilson(mean: f64, parts: &[(f64, usize, f64)], binary: bool, alpha:
         } else {
             1.0 / parts.iter().map(|&(w, n_h, _)| w * w / n_h as f64).sum::<f64>()
         };
-        return if binary {
-            clopper_pearson(p, n_eff.min(size as f64), alpha)
-        } else {
-            wilson(p, n_eff, alpha)
-        };
+        return without_spread(p, n_eff, size, binary, alpha);
     }
     let quantile = |df: f64, q: f64| match StudentsT::new(0.0, 1.0, df) {
         Ok(t) if df.is_finite() && df < 1e7 => t.inverse_cdf(q),
@@ -368,13 +362,18 @@ fn effective_wilson(mean: f64, parts: &[(f64, usize, f64)], binary: bool, alpha:
         }
         return clopper_pearson(p, n_eff, alpha);
     }
-    let n_eff = p * (1.0 - p) / var;
-    let z = if df.is_finite() {
-        quantile(df, 1.0 - alpha / 2.0)
+    wilson_z(p, p * (1.0 - p) / var, quantile(df, 1.0 - alpha / 2.0))
+}
+
+/// A scope whose spread is the Bernoulli bound at `n_eff`: the binomial
+/// interval for 0/1 values (at most the scope's `size` trials), Wilson's
+/// for graded ones.
+fn without_spread(p: f64, n_eff: f64, size: usize, binary: bool, alpha: f64) -> Option<Interval> {
+    if binary {
+        clopper_pearson(p, n_eff.min(size as f64), alpha)
     } else {
-        normal().inverse_cdf(1.0 - alpha / 2.0)
-    };
-    wilson_z(p, n_eff, z)
+        wilson(p, n_eff, alpha)
+    }
 }
 
 /// Clopper & Pearson's (1934) interval at level `1 - alpha` for `p n` of
