@@ -187,6 +187,9 @@ fn answer(seen: &Seen, state: &State) -> Reply {
         );
     }
     let prompt = seen.prompt();
+    if let Some(reply) = echo(&prompt, anthropic) {
+        return reply;
+    }
     let attempt = {
         let mut a = state.attempts.lock().unwrap();
         let n = a.entry(prompt.clone()).or_insert(0);
@@ -246,6 +249,86 @@ fn answer(seen: &Seen, state: &State) -> Reply {
             json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
         },
     )
+}
+
+/// OpenAI's partial echo of a key: its first 7 characters, `...`, its
+/// last 4 (written out, not computed by the code under test).
+const KEY_PARTIAL: &str = "sk-test...YEND";
+
+/// The key with every character a JSON `\u` escape: the same string to a
+/// JSON reader, other bytes to a plain search.
+fn key_escaped() -> String {
+    KEY.chars().map(|c| format!("\\u{:04x}", c as u32)).collect()
+}
+
+/// A server that echoes the key back, on `[echo…]` markers: in an answer
+/// with no grade, a 2xx body that is not JSON or holds no text, a 400,
+/// 404 or 500 error body, and a redirect's `Location` header; each time
+/// the whole key, its partial form and its `\u`-escaped form.
+fn echo(prompt: &str, anthropic: bool) -> Option<Reply> {
+    let said = format!("key {KEY} (shown as {KEY_PARTIAL})");
+    let raw = |status: u16, headers: Vec<(&'static str, String)>, body: String| {
+        Some(Reply {
+            status,
+            headers,
+            body,
+        })
+    };
+    let error = |status: u16| {
+        raw(
+            status,
+            vec![],
+            format!(
+                "{{\"error\": {{\"message\": \"{said} / \\\"{}\\\"\", \"type\": \"{KEY_PARTIAL}\"}}}}",
+                key_escaped()
+            ),
+        )
+    };
+    if prompt.contains("[echo-answer]") {
+        let text = format!("I cannot grade this, {said}");
+        return Some(json_reply(
+            200,
+            if anthropic {
+                json!({"type": "message", "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 10, "output_tokens": 3}})
+            } else {
+                json!({"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+            },
+        ));
+    }
+    if prompt.contains("[echo-notjson]") {
+        return raw(200, vec![], format!("<html>{said}</html>"));
+    }
+    if prompt.contains("[echo-notext]") {
+        return raw(
+            200,
+            vec![],
+            format!("{{\"echo\": \"{}\", \"also\": \"{KEY_PARTIAL}\"}}", key_escaped()),
+        );
+    }
+    if prompt.contains("[echo-400]") {
+        return error(400);
+    }
+    if prompt.contains("[echo-404]") {
+        return error(404);
+    }
+    if prompt.contains("[echo-500]") {
+        return raw(
+            500,
+            vec![("retry-after", "0".into()), ("x-echo", KEY.into())],
+            format!("<html>upstream error, {said}</html>"),
+        );
+    }
+    if prompt.contains("[echo-302]") {
+        return raw(
+            302,
+            vec![(
+                "location",
+                format!("https://elsewhere.example/?key={KEY}&k={KEY_PARTIAL}"),
+            )],
+            String::new(),
+        );
+    }
+    None
 }
 
 fn json_reply(status: u16, body: Value) -> Reply {
@@ -714,6 +797,74 @@ fn the_key_appears_in_no_output_sheet_cache_or_error() {
     let o = judge(&server, &sheet, &["--model", "m", "--dry-run"]);
     clean("dry-run stdout", &o.stdout);
     clean("dry-run stderr", &o.stderr);
+}
+
+#[test]
+fn a_server_echoing_the_key_in_any_answer_sees_it_scrubbed_everywhere() {
+    let server = Server::start();
+    // Any of these in any output is (part of) the key.
+    let fragments = [KEY, KEY_PARTIAL, "sk-test", "SECRET0123456789", "KEYEND", "YEND"];
+    let clean = |what: &str, text: &str| {
+        for f in fragments {
+            assert!(!text.contains(f), "{what} holds {f:?}:\n{text}");
+        }
+    };
+    for provider in ["openai", "anthropic"] {
+        for (marker, code, said) in [
+            (
+                "[echo-answer]",
+                1,
+                "no grade found in the answer: I cannot grade this, key [key]",
+            ),
+            ("[echo-notjson]", 1, "the answer is not JSON"),
+            ("[echo-notext]", 1, "the answer holds no text where"),
+            ("[echo-400]", 1, "HTTP 400 ([key]): key [key] (shown as [key])"),
+            (
+                "[echo-500]",
+                1,
+                "HTTP 500: <html>upstream error, key [key] (shown as [key])",
+            ),
+            ("[echo-404]", 2, "HTTP 404 ([key]): key [key] (shown as [key])"),
+            (
+                "[echo-302]",
+                2,
+                "a redirect to https://elsewhere.example/?key=[key]",
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let sheet = write_sheet(
+                dir.path(),
+                "s.jsonl",
+                &[
+                    row("q1", "q one", "c1", "a [g1]"),
+                    row("q1", "q one", "c2", &format!("b {marker}")),
+                ],
+            );
+            let base = match provider {
+                "openai" => format!("{}/v1", server.addr),
+                _ => server.addr.clone(),
+            };
+            let mut c = rgate();
+            c.env("OPENAI_API_KEY", KEY)
+                .env("ANTHROPIC_API_KEY", KEY)
+                .env_remove("HTTP_PROXY")
+                .env_remove("http_proxy")
+                .args(["gold", "judge"])
+                .arg(&sheet)
+                .args(["--provider", provider, "--model", "m", "--base-url", &base])
+                .args(["--concurrency", "1"]);
+            let o = run(c);
+            let ctx = format!("{provider} {marker}");
+            assert_eq!(o.code, code, "{ctx}: {}", o.stderr);
+            assert!(o.stderr.contains(said), "{ctx}: {}", o.stderr);
+            clean(&format!("{ctx} stderr"), &o.stderr);
+            clean(&format!("{ctx} stdout"), &o.stdout);
+            clean(&format!("{ctx} sheet"), &fs::read_to_string(&sheet).unwrap());
+            if let Ok(cache) = fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")) {
+                clean(&format!("{ctx} cache"), &cache);
+            }
+        }
+    }
 }
 
 #[test]

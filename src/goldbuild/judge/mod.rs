@@ -319,10 +319,7 @@ pub fn run(
                             }
                             Outcome::Graded(g)
                         }
-                        Err(why) => Outcome::Failed(format!(
-                            "{why}: {}",
-                            crate::escape::terminal(&super::excerpt(&a.text))
-                        )),
+                        Err(why) => Outcome::Failed(format!("{why}: {}", client.server_text(&a.text, 60))),
                     }
                 }
                 Err(Failure::Fatal(m)) => {
