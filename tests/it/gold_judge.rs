@@ -231,6 +231,10 @@ fn answer(seen: &Seen, state: &State) -> Reply {
     }
     let text = if prompt.contains("[ambiguous]") {
         "Grade: 1\nGrade: 3".to_string()
+    } else if prompt.contains("[minus1]") {
+        "M: 2\nT: 1\n##final score: -1".to_string()
+    } else if prompt.contains("[minus3]") {
+        "Grade: -3".to_string()
     } else {
         // `[gN]` is the grade; a passage without one (a canary) gets 2, as
         // a judge fooled by the query's words would.
@@ -621,6 +625,36 @@ fn malformed_and_ambiguous_answers_are_counted_failures() {
     server.reset();
     judge(&server, &sheet, &["--model", "m"]);
     assert_eq!(server.requests(), 2);
+}
+
+#[test]
+fn a_negative_grade_is_a_counted_failure_not_its_absolute_value() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[
+            row("q1", "q one", "c1", "a [minus1]"),
+            row("q1", "q one", "c2", "b [minus3]"),
+            row("q1", "q one", "c3", "fine [g2]"),
+        ],
+    );
+    let o = judge(&server, &sheet, &["--model", "m"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("3 requests sent: 1 answered, 2 failed"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("grade -1 is outside 0..3"), "{}", o.stderr);
+    assert!(o.stderr.contains("grade -3 is outside 0..3"), "{}", o.stderr);
+    let rows = read_sheet(&sheet);
+    assert_eq!(rows[0]["grade"], Value::Null);
+    assert_eq!(rows[1]["grade"], Value::Null);
+    assert_eq!(rows[2]["grade"], 2);
+    let cache = fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")).unwrap();
+    assert_eq!(cache.lines().count(), 1, "{cache}");
 }
 
 #[test]
