@@ -1042,3 +1042,69 @@ fn bad_setups_are_clear_errors_before_anything_is_sent() {
     assert_eq!(server.requests(), 1);
     assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_cache_is_a_regular_file_never_a_fifo_a_device_or_a_link() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(dir.path(), "s.jsonl", &[row("q1", "q one", "c1", "a [g1]")]);
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let timed = |args: &[&str]| {
+        let mut c = rgate();
+        c.env("OPENAI_API_KEY", KEY)
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .args(["gold", "judge"])
+            .arg(&sheet)
+            .args(["--model", "m", "--base-url", &format!("{}/v1", server.addr)])
+            .args(args)
+            .timeout(Duration::from_secs(20));
+        let start = Instant::now();
+        let o = run(c);
+        assert!(start.elapsed() < Duration::from_secs(15), "{args:?} hung");
+        o
+    };
+    let f = fifo.to_str().unwrap();
+    for args in [&["--cache", f][..], &["--cache", f, "--dry-run"][..]] {
+        let o = timed(args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("fifo: not a regular file but a named pipe"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let o = timed(&["--cache", "/dev/zero"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("/dev/zero: not a regular file but a character device"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(server.requests(), 0);
+    // A link committed at the default path: refused, and what it points at
+    // is neither read nor appended to.
+    let victim = dir.path().join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join(".rgate-judge-cache.jsonl")).unwrap();
+    for args in [&[][..], &["--dry-run"][..]] {
+        let o = timed(args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(
+                ".rgate-judge-cache.jsonl: is a symbolic link; rgate does not read or append to the judge cache through links"
+            ),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let o = timed(&["--cache", "/dev/zero", "--dry-run"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(server.requests(), 0);
+    assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
+}
