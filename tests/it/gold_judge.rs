@@ -1108,3 +1108,61 @@ fn the_cache_is_a_regular_file_never_a_fifo_a_device_or_a_link() {
     assert_eq!(server.requests(), 0);
     assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
 }
+
+#[test]
+fn a_transport_failure_no_retry_can_mend_stops_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[
+            row("q1", "q one", "c1", "a [g1]"),
+            row("q1", "q one", "c2", "b [g2]"),
+        ],
+    );
+    // A plain-HTTP port that answers anything (a TLS hello too) with a 400.
+    let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+    let plain_addr = plain.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let n = connections.clone();
+    std::thread::spawn(move || {
+        for s in plain.incoming() {
+            let Ok(mut s) = s else { continue };
+            n.fetch_add(1, Ordering::SeqCst);
+            let _ =
+                s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+        }
+    });
+    // A port nothing listens on.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    for (base, said) in [
+        (format!("https://{plain_addr}/v1"), "is the server plain http://?"),
+        (format!("http://{closed}/v1"), "cannot connect to http://"),
+    ] {
+        let mut c = rgate();
+        c.env("OPENAI_API_KEY", KEY)
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .env_remove("HTTPS_PROXY")
+            .env_remove("https_proxy")
+            .args(["gold", "judge"])
+            .arg(&sheet)
+            .args(["--model", "m", "--base-url", &base, "--concurrency", "1"])
+            .timeout(Duration::from_secs(60));
+        let start = Instant::now();
+        let o = run(c);
+        // Five retries with backoff took 15 s and more per request.
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{base}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(o.code, 2, "{base}: {}", o.stderr);
+        assert!(o.stderr.contains(said), "{base}: {}", o.stderr);
+        assert!(!o.stderr.contains("retries"), "{base}: {}", o.stderr);
+    }
+    // One per row at most (the second may start before the first comes
+    // back); five retries each were 12.
+    assert!(connections.load(Ordering::SeqCst) <= 2);
+    assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
+}

@@ -307,6 +307,16 @@ impl Client {
     fn transport(&self, e: ureq::Error) -> Failure {
         match e {
             ureq::Error::Timeout(_) => self.timed_out(),
+            ureq::Error::Io(e) if unrecoverable(&e) => Failure::Fatal(format!(
+                "cannot connect to {}: {}{}",
+                self.url,
+                self.clean(&e.to_string()),
+                if is_tls(&e) && self.url.starts_with("https://") {
+                    " (is the server plain http://? then give --base-url http://…)"
+                } else {
+                    ""
+                }
+            )),
             ureq::Error::Io(e) => Failure::Transient {
                 message: format!("the connection failed: {}", self.clean(&e.to_string())),
                 retry_after: None,
@@ -409,6 +419,30 @@ impl Client {
             ))),
         }
     }
+}
+
+/// Whether a transport error is one every retry would meet alike: nothing
+/// listens there (connection refused), or the TLS handshake failed (TLS
+/// spoken to a plain-HTTP port, a certificate refused). A timeout, a reset
+/// or a dropped connection may pass, and is retried.
+fn unrecoverable(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    is_tls(e)
+        || matches!(
+            e.kind(),
+            ConnectionRefused
+                | InvalidData
+                | InvalidInput
+                | PermissionDenied
+                | AddrNotAvailable
+                | Unsupported
+        )
+}
+
+/// Whether an I/O error is a failed TLS handshake: rustls reports what
+/// it could not read as TLS as invalid data.
+fn is_tls(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::InvalidData
 }
 
 /// A `Retry-After` value: delay seconds, or an HTTP-date (RFC 9110
