@@ -1110,6 +1110,31 @@ fn the_cache_is_a_regular_file_never_a_fifo_a_device_or_a_link() {
 }
 
 #[test]
+fn tokens_are_reported_out_of_the_answers_received_graded_or_not() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    // Four answers, each reporting 10 tokens in and 3 out, none with a
+    // grade that can be stored.
+    let rows: Vec<Value> = (0..4)
+        .map(|i| row("q1", "q one", &format!("c{i}"), &format!("p{i} [minus1]")))
+        .collect();
+    let sheet = write_sheet(dir.path(), "s.jsonl", &rows);
+    let o = judge(&server, &sheet, &["--model", "m"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("4 requests sent: 0 answered, 4 failed"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("tokens: 40 in, 12 out (reported by 4 of 4 answers)"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn a_transport_failure_no_retry_can_mend_stops_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let sheet = write_sheet(
