@@ -1,6 +1,7 @@
 //! Issue 41 (judge and gold set): provenance a hand edit made unusable is
 //! refused by every reader of provenance (`gold validate` first) at its
-//! file and line; `gold agreement` counts and reports what it cannot use.
+//! file and line; `gold agreement` counts and reports what it cannot use;
+//! a NUL in an id never reaches a gold set.
 
 use crate::common::TestProject;
 
@@ -95,5 +96,43 @@ fn agreement_reports_the_grades_it_could_not_use() {
             .contains("left out: 1 pair both sides graded, one of them outside 0..3"),
         "{}",
         o.stdout
+    );
+}
+
+#[test]
+fn a_nul_in_an_id_is_refused_at_its_line_and_nothing_is_written() {
+    let row = |q: &str, c: &str| {
+        serde_json::json!({"query_id": q, "query": "t", "stratum": "s", "chunk_id": c, "text": "x",
+            "grade": 2, "source": "person", "labeler": "ana", "verified": true})
+        .to_string()
+    };
+    for (bad, name) in [
+        (row("q\u{0}1", "c1"), "query_id"),
+        (row("q1", "c\u{0}1"), "chunk_id"),
+    ] {
+        let sheet = [row("q0", "c0"), bad].join("\n") + "\n";
+        let p = TestProject::new().with_file("sheet.jsonl", sheet);
+        let o = p.bare(&["gold", "import", "sheet.jsonl", "--into", "gold.yaml"]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("sheet.jsonl:2: {name} `"))
+                && o.stderr.contains("holds a NUL character"),
+            "{}",
+            o.stderr
+        );
+        assert!(!p.path("gold.yaml").exists());
+    }
+    // In a gold set itself, at the query's line.
+    let p = TestProject::new().with_file(
+        "gold.json",
+        "{\"version\": 1, \"queries\": [\n{\"id\": \"q\\u00001\", \"relevant\": {\"c\": 1}}]}\n",
+    );
+    let o = p.bare(&["gold", "validate", "--gold", "gold.json"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("gold.json:2: query id `q\\u{0}1` holds a NUL character"),
+        "{}",
+        o.stderr
     );
 }
