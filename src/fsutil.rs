@@ -75,13 +75,18 @@ fn write_atomic_mode(target: &Path, bytes: &[u8], mode: Option<fs::Permissions>)
 /// committed to the repository could otherwise make rgate append to any file
 /// the job can write).
 pub fn refuse_symlink(path: &Path) -> Result<()> {
+    refuse_link(
+        path,
+        "is a symbolic link; rgate does not write the baseline store through links",
+        "replace the link with a regular file (or remove it), or point `baselines:` at the real directory",
+    )
+}
+
+/// [`refuse_symlink`] for any file rgate writes in place, with the
+/// message and hint to give.
+pub fn refuse_link(path: &Path, msg: &str, hint: &str) -> Result<()> {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(input_error_hint(
-            path,
-            None,
-            "is a symbolic link; rgate does not write the baseline store through links",
-            "replace the link with a regular file (or remove it), or point `baselines:` at the real directory",
-        )),
+        Ok(m) if m.file_type().is_symlink() => Err(input_error_hint(path, None, msg, hint.to_string())),
         _ => Ok(()),
     }
 }

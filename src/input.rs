@@ -67,6 +67,9 @@ pub const LINE_LIMIT: usize = 4 * MIB as usize;
 pub const BASELINE_LIMIT: u64 = 2048 * MIB;
 /// A baseline's history, one line per recorded result (a few KB each).
 pub const HISTORY_LIMIT: u64 = 1024 * MIB;
+/// The judge's answer cache (`gold judge --cache`), one line of about 250
+/// bytes per answered prompt: a million answers are 250 MB.
+pub const JUDGE_CACHE_LIMIT: u64 = 512 * MIB;
 /// Files of a few lines rgate writes itself (an update journal, a git
 /// hook) and the GitHub event payload (a few hundred KB at most).
 pub const SMALL_LIMIT: u64 = 64 * MIB;

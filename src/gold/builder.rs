@@ -82,7 +82,7 @@ impl<'a> Builder<'a> {
         labels_checked: bool,
     ) -> Result<()> {
         // The line only for an error: finding it may cost a parse.
-        if q.id.is_empty() || bad_query_id(&q.id) {
+        if q.id.is_empty() || bad_query_id(&q.id) || q.id.contains('\0') {
             self.check_id(&q.id, line())?;
         }
         if !labels_checked {
@@ -146,6 +146,14 @@ impl<'a> Builder<'a> {
     pub(super) fn check_id(&self, id: &str, line: Option<usize>) -> Result<()> {
         if id.is_empty() {
             return Err(input_error(self.path, line, "empty query id"));
+        }
+        if id.contains('\0') {
+            return Err(input_error_hint(
+                self.path,
+                line,
+                format!("query id `{}` holds a NUL character", excerpt(id)),
+                "an id is printable text: a NUL ends it for C programs such as trec_eval",
+            ));
         }
         if bad_query_id(id) {
             return Err(input_error_hint(

@@ -634,11 +634,67 @@ fn add_native<P: ProvenanceField>(
     add_read(b, read, lines)
 }
 
+/// Why a query's provenance cannot be used (`gold agreement` would drop
+/// it, or pick one of two grades silently): a source other than `person`
+/// or `model`, an opinion's grade outside 0..3, two grades of one pair by
+/// one author (source and labeler). Chunks in order, so the error named
+/// is the same on every run.
+fn check_provenance(p: &HashMap<String, Provenance>) -> std::result::Result<(), String> {
+    let mut chunks: Vec<&String> = p.keys().collect();
+    chunks.sort();
+    for c in chunks {
+        let r = &p[c];
+        let at = format!("provenance of `{}`", excerpt(c));
+        let source_ok = |s: &str| s == "person" || s == "model";
+        if !source_ok(&r.source) {
+            return Err(format!(
+                "{at}: source `{}` is neither person nor model",
+                excerpt(&r.source)
+            ));
+        }
+        let mut authors = vec![(r.source.as_str(), r.labeler.as_deref())];
+        for o in &r.opinions {
+            if !source_ok(&o.source) {
+                return Err(format!(
+                    "{at}: an opinion's source `{}` is neither person nor model",
+                    excerpt(&o.source)
+                ));
+            }
+            if !(0..=3).contains(&o.grade) {
+                return Err(format!("{at}: an opinion's grade {} is outside 0..3", o.grade));
+            }
+            let who = (o.source.as_str(), o.labeler.as_deref());
+            if authors.contains(&who) {
+                return Err(format!(
+                    "{at}: two grades by one {} labeler{}",
+                    o.source,
+                    o.labeler
+                        .as_deref()
+                        .map(|l| format!(" (`{}`)", excerpt(l)))
+                        .unwrap_or_else(|| " (unnamed)".into())
+                ));
+            }
+            authors.push(who);
+        }
+    }
+    Ok(())
+}
+
 /// Adds a query; `lines` is asked only when the builder finds an error.
 fn add_read(b: &mut Builder, q: ReadQuery, lines: impl Fn() -> Lines) -> Result<()> {
     let stratum = b.stratum_at(q.stratum.as_deref().unwrap_or(DEFAULT_STRATUM), || {
         lines().stratum
     })?;
+    if let Some(p) = &q.provenance {
+        if let Err(msg) = check_provenance(p) {
+            return Err(input_error_hint(
+                b.path,
+                lines().id,
+                format!("query `{}`: {msg}", excerpt(&q.id)),
+                "a grade is 0..3, a source `person` or `model`, and each labeler gives a pair one grade (its own or one opinion); fix the hand edit, or import the pair again",
+            ));
+        }
+    }
     let pos = b.queries.len();
     let key = q.provenance.as_ref().map(|_| q.id.clone());
     b.add_at(

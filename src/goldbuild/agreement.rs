@@ -140,6 +140,9 @@ pub struct Graded {
     pub chunk_id: String,
     pub stratum: String,
     pub opinions: Vec<Opinion>,
+    /// Grades dropped because their author had already graded the pair
+    /// (a hand-edited sheet listing a pair twice): counted, and reported.
+    pub dropped: usize,
 }
 
 /// The pairs of a sheet with every grade each holds (the row's own first).
@@ -160,12 +163,15 @@ pub fn from_sheet(rows: &[SheetRow]) -> Vec<Graded> {
                     r.stratum.clone()
                 },
                 opinions: Vec::new(),
+                dropped: 0,
             });
             out.len() - 1
         });
         for o in r.all_opinions() {
             let g = &mut out[i];
-            if !g.opinions.iter().any(|x| same_author(x, &o)) {
+            if g.opinions.iter().any(|x| same_author(x, &o)) {
+                g.dropped += 1;
+            } else {
                 g.opinions.push(o);
             }
         }
@@ -191,9 +197,12 @@ pub fn from_gold(gold: &GoldSet) -> Vec<Graded> {
                 prompt: p.and_then(|p| p.prompt.clone()),
                 labeled_at: p.and_then(|p| p.at.clone()),
             }];
+            let mut dropped = 0;
             for o in p.map(|p| p.opinions.as_slice()).unwrap_or_default() {
                 let o = super::provenance::from_gold(o);
-                if !opinions.iter().any(|x| same_author(x, &o)) {
+                if opinions.iter().any(|x| same_author(x, &o)) {
+                    dropped += 1;
+                } else {
                     opinions.push(o);
                 }
             }
@@ -202,6 +211,7 @@ pub fn from_gold(gold: &GoldSet) -> Vec<Graded> {
                 chunk_id: l.id.to_string(),
                 stratum: gold.stratum_name(qi).to_string(),
                 opinions,
+                dropped,
             });
         }
     }
@@ -340,6 +350,11 @@ pub struct Agreement {
     /// Pairs where a side had several grades to offer (two models under
     /// `model`, say): the first recorded was compared.
     pub several: usize,
+    /// Grades dropped as an author's second grade of a pair ([`Graded::dropped`]).
+    pub dropped: usize,
+    /// Pairs both sides graded, left out because a compared grade is not
+    /// 0..3 (a gold set's negative "unjudged" grade).
+    pub unusable: usize,
     /// Whose grades each side compared, with how many pairs each.
     pub labelers_a: Vec<(String, u64)>,
     pub labelers_b: Vec<(String, u64)>,
@@ -355,7 +370,8 @@ pub struct Agreement {
 pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> Agreement {
     let mut all = [[0u64; GRADES]; GRADES];
     let mut by_stratum: BTreeMap<&str, [[u64; GRADES]; GRADES]> = BTreeMap::new();
-    let (mut only_a, mut only_b, mut several) = (0, 0, 0);
+    let (mut only_a, mut only_b, mut several, mut unusable) = (0, 0, 0, 0);
+    let dropped = items.iter().map(|g| g.dropped).sum();
     let mut la: BTreeMap<String, u64> = BTreeMap::new();
     let mut lb: BTreeMap<String, u64> = BTreeMap::new();
     for g in items {
@@ -393,6 +409,7 @@ pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> 
         // them are refused by their readers, but a gold set may hold a
         // negative (unjudged) grade, which is no opinion to compare.
         let (Some(i), Some(j)) = (grade_index(oa.grade), grade_index(ob.grade)) else {
+            unusable += 1;
             continue;
         };
         all[i][j] += 1;
@@ -413,6 +430,8 @@ pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> 
         only_a,
         only_b,
         several,
+        dropped,
+        unusable,
         labelers_a: by_count(la),
         labelers_b: by_count(lb),
         all: stats(all, relevance_level),
@@ -525,6 +544,7 @@ mod tests {
             chunk_id: "c".into(),
             stratum: stratum.into(),
             opinions: ops,
+            dropped: 0,
         }
     }
 

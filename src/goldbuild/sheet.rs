@@ -292,6 +292,18 @@ fn check(path: &Path, line: Option<usize>, row: &SheetRow) -> Result<()> {
     if row.query_id.is_empty() || row.chunk_id.is_empty() {
         return Err(input_error(path, line, "a row needs a query_id and a chunk_id"));
     }
+    for (name, id) in [("query_id", &row.query_id), ("chunk_id", &row.chunk_id)] {
+        if id.contains('\0') {
+            // A C string ends there: trec_eval, a shell or a database would
+            // read another id than rgate does.
+            return Err(input_error_hint(
+                path,
+                line,
+                format!("{name} `{}` holds a NUL character", excerpt(id)),
+                "an id is printable text; fix the row (nothing was imported)",
+            ));
+        }
+    }
     if let Some(s) = row.source.as_deref() {
         if s != PERSON && s != MODEL {
             return Err(input_error_hint(

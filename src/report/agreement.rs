@@ -4,7 +4,7 @@
 //!
 //! JSON, a stable interface: `{"schema_version": 1, "input", "kind"
 //! ("sheet" or "gold"), "between": [A, B], "relevance_level", "pairs",
-//! "only_a", "only_b", "several", "labelers": {"a": {name: n}, "b": ...},
+//! "only_a", "only_b", "several", "unusable", "dropped", "labelers": {"a": {name: n}, "b": ...},
 //! "all": FIGURES, "strata": [{"stratum", ...FIGURES}]}` where FIGURES is
 //! `{"n", "agreement", "kappa", "kappa_undefined", "weighted_kappa",
 //! "weighted_kappa_undefined", "relevant_a", "relevant_b", "confusion"}`;
@@ -135,6 +135,18 @@ fn notes(a: &Agreement) -> Vec<String> {
             count(a.several, "pair", "pairs")
         ));
     }
+    if a.unusable > 0 {
+        out.push(format!(
+            "left out: {} both sides graded, one of them outside 0..3 (an unjudged label)",
+            count(a.unusable, "pair", "pairs")
+        ));
+    }
+    if a.dropped > 0 {
+        out.push(format!(
+            "{} dropped: a labeler's second grade of a pair they had graded (the first recorded was compared)",
+            count(a.dropped, "grade", "grades")
+        ));
+    }
     out.extend(undefined(a));
     out
 }
@@ -222,6 +234,8 @@ pub fn json(path: &Path, input: Input, a: &Agreement) -> String {
         "only_a": a.only_a,
         "only_b": a.only_b,
         "several": a.several,
+        "unusable": a.unusable,
+        "dropped": a.dropped,
         "labelers": {"a": names(&a.labelers_a), "b": names(&a.labelers_b)},
         "all": stats_json(&a.all),
         "strata": strata,

@@ -274,8 +274,8 @@ pub fn judge_summary(
     }
     if ran.usage_reported > 0 {
         s += &format!(
-            "tokens: {} in, {} out (reported by {} of {answered} answers)\n",
-            ran.usage.input, ran.usage.output, ran.usage_reported
+            "tokens: {} in, {} out (reported by {} of {} answers)\n",
+            ran.usage.input, ran.usage.output, ran.usage_reported, ran.answers
         );
     }
     if stored.as_opinion > 0 {

@@ -187,6 +187,9 @@ fn answer(seen: &Seen, state: &State) -> Reply {
         );
     }
     let prompt = seen.prompt();
+    if let Some(reply) = echo(&prompt, anthropic) {
+        return reply;
+    }
     let attempt = {
         let mut a = state.attempts.lock().unwrap();
         let n = a.entry(prompt.clone()).or_insert(0);
@@ -228,6 +231,10 @@ fn answer(seen: &Seen, state: &State) -> Reply {
     }
     let text = if prompt.contains("[ambiguous]") {
         "Grade: 1\nGrade: 3".to_string()
+    } else if prompt.contains("[minus1]") {
+        "M: 2\nT: 1\n##final score: -1".to_string()
+    } else if prompt.contains("[minus3]") {
+        "Grade: -3".to_string()
     } else {
         // `[gN]` is the grade; a passage without one (a canary) gets 2, as
         // a judge fooled by the query's words would.
@@ -246,6 +253,86 @@ fn answer(seen: &Seen, state: &State) -> Reply {
             json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
         },
     )
+}
+
+/// OpenAI's partial echo of a key: its first 7 characters, `...`, its
+/// last 4 (written out, not computed by the code under test).
+const KEY_PARTIAL: &str = "sk-test...YEND";
+
+/// The key with every character a JSON `\u` escape: the same string to a
+/// JSON reader, other bytes to a plain search.
+fn key_escaped() -> String {
+    KEY.chars().map(|c| format!("\\u{:04x}", c as u32)).collect()
+}
+
+/// A server that echoes the key back, on `[echo…]` markers: in an answer
+/// with no grade, a 2xx body that is not JSON or holds no text, a 400,
+/// 404 or 500 error body, and a redirect's `Location` header; each time
+/// the whole key, its partial form and its `\u`-escaped form.
+fn echo(prompt: &str, anthropic: bool) -> Option<Reply> {
+    let said = format!("key {KEY} (shown as {KEY_PARTIAL})");
+    let raw = |status: u16, headers: Vec<(&'static str, String)>, body: String| {
+        Some(Reply {
+            status,
+            headers,
+            body,
+        })
+    };
+    let error = |status: u16| {
+        raw(
+            status,
+            vec![],
+            format!(
+                "{{\"error\": {{\"message\": \"{said} / \\\"{}\\\"\", \"type\": \"{KEY_PARTIAL}\"}}}}",
+                key_escaped()
+            ),
+        )
+    };
+    if prompt.contains("[echo-answer]") {
+        let text = format!("I cannot grade this, {said}");
+        return Some(json_reply(
+            200,
+            if anthropic {
+                json!({"type": "message", "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 10, "output_tokens": 3}})
+            } else {
+                json!({"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+            },
+        ));
+    }
+    if prompt.contains("[echo-notjson]") {
+        return raw(200, vec![], format!("<html>{said}</html>"));
+    }
+    if prompt.contains("[echo-notext]") {
+        return raw(
+            200,
+            vec![],
+            format!("{{\"echo\": \"{}\", \"also\": \"{KEY_PARTIAL}\"}}", key_escaped()),
+        );
+    }
+    if prompt.contains("[echo-400]") {
+        return error(400);
+    }
+    if prompt.contains("[echo-404]") {
+        return error(404);
+    }
+    if prompt.contains("[echo-500]") {
+        return raw(
+            500,
+            vec![("retry-after", "0".into()), ("x-echo", KEY.into())],
+            format!("<html>upstream error, {said}</html>"),
+        );
+    }
+    if prompt.contains("[echo-302]") {
+        return raw(
+            302,
+            vec![(
+                "location",
+                format!("https://elsewhere.example/?key={KEY}&k={KEY_PARTIAL}"),
+            )],
+            String::new(),
+        );
+    }
+    None
 }
 
 fn json_reply(status: u16, body: Value) -> Reply {
@@ -541,6 +628,36 @@ fn malformed_and_ambiguous_answers_are_counted_failures() {
 }
 
 #[test]
+fn a_negative_grade_is_a_counted_failure_not_its_absolute_value() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[
+            row("q1", "q one", "c1", "a [minus1]"),
+            row("q1", "q one", "c2", "b [minus3]"),
+            row("q1", "q one", "c3", "fine [g2]"),
+        ],
+    );
+    let o = judge(&server, &sheet, &["--model", "m"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("3 requests sent: 1 answered, 2 failed"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("grade -1 is outside 0..3"), "{}", o.stderr);
+    assert!(o.stderr.contains("grade -3 is outside 0..3"), "{}", o.stderr);
+    let rows = read_sheet(&sheet);
+    assert_eq!(rows[0]["grade"], Value::Null);
+    assert_eq!(rows[1]["grade"], Value::Null);
+    assert_eq!(rows[2]["grade"], 2);
+    let cache = fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")).unwrap();
+    assert_eq!(cache.lines().count(), 1, "{cache}");
+}
+
+#[test]
 fn no_more_than_concurrency_requests_are_in_flight() {
     for n in [1usize, 3] {
         let server = Server::start();
@@ -717,6 +834,74 @@ fn the_key_appears_in_no_output_sheet_cache_or_error() {
 }
 
 #[test]
+fn a_server_echoing_the_key_in_any_answer_sees_it_scrubbed_everywhere() {
+    let server = Server::start();
+    // Any of these in any output is (part of) the key.
+    let fragments = [KEY, KEY_PARTIAL, "sk-test", "SECRET0123456789", "KEYEND", "YEND"];
+    let clean = |what: &str, text: &str| {
+        for f in fragments {
+            assert!(!text.contains(f), "{what} holds {f:?}:\n{text}");
+        }
+    };
+    for provider in ["openai", "anthropic"] {
+        for (marker, code, said) in [
+            (
+                "[echo-answer]",
+                1,
+                "no grade found in the answer: I cannot grade this, key [key]",
+            ),
+            ("[echo-notjson]", 1, "the answer is not JSON"),
+            ("[echo-notext]", 1, "the answer holds no text where"),
+            ("[echo-400]", 1, "HTTP 400 ([key]): key [key] (shown as [key])"),
+            (
+                "[echo-500]",
+                1,
+                "HTTP 500: <html>upstream error, key [key] (shown as [key])",
+            ),
+            ("[echo-404]", 2, "HTTP 404 ([key]): key [key] (shown as [key])"),
+            (
+                "[echo-302]",
+                2,
+                "a redirect to https://elsewhere.example/?key=[key]",
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let sheet = write_sheet(
+                dir.path(),
+                "s.jsonl",
+                &[
+                    row("q1", "q one", "c1", "a [g1]"),
+                    row("q1", "q one", "c2", &format!("b {marker}")),
+                ],
+            );
+            let base = match provider {
+                "openai" => format!("{}/v1", server.addr),
+                _ => server.addr.clone(),
+            };
+            let mut c = rgate();
+            c.env("OPENAI_API_KEY", KEY)
+                .env("ANTHROPIC_API_KEY", KEY)
+                .env_remove("HTTP_PROXY")
+                .env_remove("http_proxy")
+                .args(["gold", "judge"])
+                .arg(&sheet)
+                .args(["--provider", provider, "--model", "m", "--base-url", &base])
+                .args(["--concurrency", "1"]);
+            let o = run(c);
+            let ctx = format!("{provider} {marker}");
+            assert_eq!(o.code, code, "{ctx}: {}", o.stderr);
+            assert!(o.stderr.contains(said), "{ctx}: {}", o.stderr);
+            clean(&format!("{ctx} stderr"), &o.stderr);
+            clean(&format!("{ctx} stdout"), &o.stdout);
+            clean(&format!("{ctx} sheet"), &fs::read_to_string(&sheet).unwrap());
+            if let Ok(cache) = fs::read_to_string(dir.path().join(".rgate-judge-cache.jsonl")) {
+                clean(&format!("{ctx} cache"), &cache);
+            }
+        }
+    }
+}
+
+#[test]
 fn a_dry_run_counts_requests_and_prompt_characters_and_sends_nothing() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
@@ -855,5 +1040,154 @@ fn bad_setups_are_clear_errors_before_anything_is_sent() {
         o.stderr
     );
     assert_eq!(server.requests(), 1);
+    assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_cache_is_a_regular_file_never_a_fifo_a_device_or_a_link() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(dir.path(), "s.jsonl", &[row("q1", "q one", "c1", "a [g1]")]);
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let timed = |args: &[&str]| {
+        let mut c = rgate();
+        c.env("OPENAI_API_KEY", KEY)
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .args(["gold", "judge"])
+            .arg(&sheet)
+            .args(["--model", "m", "--base-url", &format!("{}/v1", server.addr)])
+            .args(args)
+            .timeout(Duration::from_secs(20));
+        let start = Instant::now();
+        let o = run(c);
+        assert!(start.elapsed() < Duration::from_secs(15), "{args:?} hung");
+        o
+    };
+    let f = fifo.to_str().unwrap();
+    for args in [&["--cache", f][..], &["--cache", f, "--dry-run"][..]] {
+        let o = timed(args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("fifo: not a regular file but a named pipe"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let o = timed(&["--cache", "/dev/zero"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("/dev/zero: not a regular file but a character device"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(server.requests(), 0);
+    // A link committed at the default path: refused, and what it points at
+    // is neither read nor appended to.
+    let victim = dir.path().join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join(".rgate-judge-cache.jsonl")).unwrap();
+    for args in [&[][..], &["--dry-run"][..]] {
+        let o = timed(args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(
+                ".rgate-judge-cache.jsonl: is a symbolic link; rgate does not read or append to the judge cache through links"
+            ),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let o = timed(&["--cache", "/dev/zero", "--dry-run"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(server.requests(), 0);
+    assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
+}
+
+#[test]
+fn tokens_are_reported_out_of_the_answers_received_graded_or_not() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    // Four answers, each reporting 10 tokens in and 3 out, none with a
+    // grade that can be stored.
+    let rows: Vec<Value> = (0..4)
+        .map(|i| row("q1", "q one", &format!("c{i}"), &format!("p{i} [minus1]")))
+        .collect();
+    let sheet = write_sheet(dir.path(), "s.jsonl", &rows);
+    let o = judge(&server, &sheet, &["--model", "m"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("4 requests sent: 0 answered, 4 failed"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("tokens: 40 in, 12 out (reported by 4 of 4 answers)"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_transport_failure_no_retry_can_mend_stops_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[
+            row("q1", "q one", "c1", "a [g1]"),
+            row("q1", "q one", "c2", "b [g2]"),
+        ],
+    );
+    // A plain-HTTP port that answers anything (a TLS hello too) with a 400.
+    let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+    let plain_addr = plain.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let n = connections.clone();
+    std::thread::spawn(move || {
+        for s in plain.incoming() {
+            let Ok(mut s) = s else { continue };
+            n.fetch_add(1, Ordering::SeqCst);
+            let _ =
+                s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+        }
+    });
+    // A port nothing listens on.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    for (base, said) in [
+        (format!("https://{plain_addr}/v1"), "is the server plain http://?"),
+        (format!("http://{closed}/v1"), "cannot connect to http://"),
+    ] {
+        let mut c = rgate();
+        c.env("OPENAI_API_KEY", KEY)
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .env_remove("HTTPS_PROXY")
+            .env_remove("https_proxy")
+            .args(["gold", "judge"])
+            .arg(&sheet)
+            .args(["--model", "m", "--base-url", &base, "--concurrency", "1"])
+            .timeout(Duration::from_secs(60));
+        let start = Instant::now();
+        let o = run(c);
+        // Five retries with backoff took 15 s and more per request.
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{base}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(o.code, 2, "{base}: {}", o.stderr);
+        assert!(o.stderr.contains(said), "{base}: {}", o.stderr);
+        assert!(!o.stderr.contains("retries"), "{base}: {}", o.stderr);
+    }
+    // One per row at most (the second may start before the first comes
+    // back); five retries each were 12.
+    assert!(connections.load(Ordering::SeqCst) <= 2);
     assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
 }

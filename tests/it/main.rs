@@ -43,6 +43,7 @@ mod gate_values;
 mod gold_agreement;
 mod gold_judge;
 mod gold_labelflow;
+mod gold_records;
 mod gold_speed;
 mod gold_team;
 mod html_report;

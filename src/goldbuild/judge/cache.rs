@@ -24,7 +24,19 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::diag::input_error;
+use crate::diag::{input_error, input_error_hint};
+
+const HINT: &str =
+    "give the cache as the path of a regular file with --cache, or remove what is at this path";
+
+/// Refuses a symbolic link at the cache's path.
+fn refuse_link(path: &Path) -> Result<()> {
+    crate::fsutil::refuse_link(
+        path,
+        "is a symbolic link; rgate does not read or append to the judge cache through links",
+        "replace the link with a regular file (or remove it), or give another path with --cache",
+    )
+}
 
 /// What decides an answer; its [`Key::digest`] is the cache key.
 pub struct Key<'a> {
@@ -77,23 +89,23 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// Reads `path` (none yet is an empty cache).
+    /// Reads `path` (none yet is an empty cache) as every input is read
+    /// ([`crate::input::read`]): a regular file of at most
+    /// [`crate::input::JUDGE_CACHE_LIMIT`], never a FIFO (which would
+    /// block), a device (`/dev/zero` never ends) or a symbolic link (the
+    /// cache is appended to: a link committed at the default path would
+    /// make every run append to whatever file it points at).
     pub fn open(path: &Path) -> Result<Cache> {
         let mut cache = Cache {
             path: path.to_path_buf(),
             entries: HashMap::new(),
             unreadable: 0,
         };
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cache),
-            Err(e) => {
-                return Err(input_error(
-                    path,
-                    None,
-                    format!("cannot read the judge cache: {e}"),
-                ))
-            }
+        refuse_link(path)?;
+        let Some(bytes) =
+            crate::input::read_if_exists(path, "judge cache", crate::input::JUDGE_CACHE_LIMIT, HINT)?
+        else {
+            return Ok(cache);
         };
         for line in bytes.split(|&b| b == b'\n') {
             let line = line.trim_ascii();
@@ -117,12 +129,34 @@ impl Cache {
     /// Appends one answer as one line, under an exclusive lock on the file.
     pub fn append(&mut self, e: Entry) -> Result<()> {
         let err = |m: String| input_error(&self.path, None, m);
-        let mut f = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&self.path)
-            .map_err(|e| err(format!("cannot open the judge cache: {e}")))?;
+        refuse_link(&self.path)?;
+        let mut opts = OpenOptions::new();
+        opts.read(true).append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // No link followed, no FIFO waited on, even if the path was
+            // swapped since it was read; the type is checked just below.
+            opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let mut f = opts.open(&self.path).map_err(|e| {
+            // A link put there since the check: O_NOFOLLOW's ELOOP.
+            #[cfg(unix)]
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                if let Err(link) = refuse_link(&self.path) {
+                    return link;
+                }
+            }
+            err(format!("cannot open the judge cache: {e}"))
+        })?;
+        if !f.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(input_error_hint(
+                &self.path,
+                None,
+                "is not a regular file; rgate appends the judge cache only to a regular file",
+                HINT,
+            ));
+        }
         fs4::FileExt::lock(&f).map_err(|e| err(format!("cannot lock the judge cache: {e}")))?;
         let mut line = serde_json::to_string(&e)?;
         line.push('\n');

@@ -85,30 +85,77 @@ impl Secret {
     }
 
     /// `text` without the key, nor any word holding its first or last
-    /// eight characters (a server's "incorrect key sk-ab…wxyz" echo).
+    /// eight characters (a server's "incorrect key sk-ab…wxyz" echo), nor
+    /// OpenAI's partial echo: the first 7 characters, `...` (or `…`, or
+    /// `*`s) and the last 4 (`sk-abcd...wxyz`), nor `...` and the last 4
+    /// alone. A text that is JSON is also read as JSON, so a key written
+    /// with `\u` escapes is found too. The one scrubber every text from a
+    /// server goes through ([`Client::server_text`]).
     pub fn scrub(&self, text: &str) -> String {
         let Some(key) = &self.0 else {
             return text.to_string();
         };
-        let mut out = text.replace(key.as_str(), "[key]");
-        let n = key.chars().count();
-        if n >= 16 {
-            let head: String = key.chars().take(8).collect();
-            let tail: String = key.chars().skip(n - 8).collect();
-            out = out
-                .split_inclusive(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ','))
-                .map(|w| {
-                    if w.contains(&head) || w.contains(&tail) {
-                        let end: String = w.chars().rev().take_while(|c| !c.is_alphanumeric()).collect();
-                        format!("[key]{}", end.chars().rev().collect::<String>())
-                    } else {
-                        w.to_string()
-                    }
-                })
-                .collect();
+        let raw = scrub_key(key, text);
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            let decoded = v.to_string();
+            let scrubbed = scrub_key(key, &decoded);
+            if scrubbed != decoded {
+                return scrubbed;
+            }
         }
-        out
+        raw
     }
+}
+
+/// The characters a server masks the middle of a key with.
+const MASK: [char; 3] = ['.', '…', '*'];
+
+/// Whether `word` holds `head` right before a mask (`sk-abcd...`), or
+/// `tail` right after one (`...wxyz`).
+fn masked_echo(word: &str, head: &str, tail: &str) -> bool {
+    let after_head = word
+        .match_indices(head)
+        .any(|(at, _)| word[at + head.len()..].starts_with(MASK));
+    let before_tail = word.match_indices(tail).any(|(at, _)| word[..at].ends_with(MASK));
+    after_head || before_tail
+}
+
+fn scrub_key(key: &str, text: &str) -> String {
+    let out = text.replace(key, "[key]");
+    let n = key.chars().count();
+    if n < 12 {
+        return out;
+    }
+    let chars: Vec<char> = key.chars().collect();
+    let head8: String = chars[..8].iter().collect();
+    let tail8: String = chars[n - 8..].iter().collect();
+    let head7: String = chars[..7].iter().collect();
+    let tail4: String = chars[n - 4..].iter().collect();
+    let long = n >= 16;
+    // Tokens: runs of what a key or its mask is made of; a URL's `?k=` or
+    // a sentence's words around an echo stay.
+    let in_token =
+        |c: char| c.is_alphanumeric() || MASK.contains(&c) || "-_".contains(c) || chars.contains(&c);
+    let mut scrubbed = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while !rest.is_empty() {
+        let start = rest.find(in_token).unwrap_or(rest.len());
+        scrubbed.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !in_token(c)).unwrap_or(rest.len());
+        let w = &rest[..end];
+        let hit = (long && (w.contains(&head8) || w.contains(&tail8))) || masked_echo(w, &head7, &tail4);
+        if hit {
+            // A sentence's full stop after the echo stays.
+            let kept = w.len() - w.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
+            scrubbed.push_str("[key]");
+            scrubbed.push_str(&w[w.len() - kept..]);
+        } else {
+            scrubbed.push_str(w);
+        }
+        rest = &rest[end..];
+    }
+    scrubbed
 }
 
 /// Tokens an answer cost, where the server said.
@@ -260,6 +307,16 @@ impl Client {
     fn transport(&self, e: ureq::Error) -> Failure {
         match e {
             ureq::Error::Timeout(_) => self.timed_out(),
+            ureq::Error::Io(e) if unrecoverable(&e) => Failure::Fatal(format!(
+                "cannot connect to {}: {}{}",
+                self.url,
+                self.clean(&e.to_string()),
+                if is_tls(&e) && self.url.starts_with("https://") {
+                    " (is the server plain http://? then give --base-url http://…)"
+                } else {
+                    ""
+                }
+            )),
             ureq::Error::Io(e) => Failure::Transient {
                 message: format!("the connection failed: {}", self.clean(&e.to_string())),
                 retry_after: None,
@@ -280,10 +337,18 @@ impl Client {
     /// Text from outside as one escaped line, without the key, at most
     /// 300 characters.
     fn clean(&self, text: &str) -> String {
+        self.server_text(text, 300)
+    }
+
+    /// Any text a server sent (an answer, an error body, a header) as it
+    /// may be shown: scrubbed of the key first ([`Secret::scrub`], before
+    /// any cut could split the key past recognition), then one line of at
+    /// most `max` characters, escaped for a terminal.
+    pub fn server_text(&self, text: &str, max: usize) -> String {
         let s = self.key.scrub(text);
         let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut out: String = s.chars().take(300).collect();
-        if s.chars().count() > 300 {
+        let mut out: String = s.chars().take(max).collect();
+        if s.chars().count() > max {
             out.push('…');
         }
         crate::escape::terminal(&out).into_owned()
@@ -356,6 +421,30 @@ impl Client {
     }
 }
 
+/// Whether a transport error is one every retry would meet alike: nothing
+/// listens there (connection refused), or the TLS handshake failed (TLS
+/// spoken to a plain-HTTP port, a certificate refused). A timeout, a reset
+/// or a dropped connection may pass, and is retried.
+fn unrecoverable(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    is_tls(e)
+        || matches!(
+            e.kind(),
+            ConnectionRefused
+                | InvalidData
+                | InvalidInput
+                | PermissionDenied
+                | AddrNotAvailable
+                | Unsupported
+        )
+}
+
+/// Whether an I/O error is a failed TLS handshake: rustls reports what
+/// it could not read as TLS as invalid data.
+fn is_tls(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::InvalidData
+}
+
 /// A `Retry-After` value: delay seconds, or an HTTP-date (RFC 9110
 /// section 10.2.3; IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`), as the
 /// time from `now` (none in the past: zero).
@@ -417,5 +506,33 @@ mod tests {
         assert!(!out.contains("abcdefWXYZ"), "{out}");
         assert!(out.starts_with("bad key [key], or"), "{out}");
         assert_eq!(format!("{s:?}"), "Secret(set)");
+    }
+
+    #[test]
+    fn scrub_removes_openais_partial_echo_and_escaped_keys() {
+        let s = Secret::new(Some("sk-abcdEFGH0123456789wxyz".into()));
+        // OpenAI's form: the first 7, "...", the last 4; and masked with *.
+        assert_eq!(
+            s.scrub("Incorrect API key provided: sk-abcd...wxyz. See docs."),
+            "Incorrect API key provided: [key]. See docs."
+        );
+        assert_eq!(s.scrub("key=sk-abcd****wxyz&x=1"), "key=[key]&x=1");
+        assert_eq!(s.scrub("ending in …wxyz"), "ending in [key]");
+        assert_eq!(
+            s.scrub("https://h/?k=sk-abcdEFGH0123456789wxyz"),
+            "https://h/?k=[key]"
+        );
+        // The key written with JSON escapes is the key to a JSON reader.
+        let escaped: String = "sk-abcdEFGH0123456789wxyz"
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect();
+        let out = s.scrub(&format!("{{\"m\": \"bad {escaped}\"}}"));
+        assert_eq!(out, "{\"m\":\"bad [key]\"}");
+        // Text without the key is left as it is.
+        assert_eq!(
+            s.scrub("{\"a\": 1} sk-other...zzzz"),
+            "{\"a\": 1} sk-other...zzzz"
+        );
     }
 }

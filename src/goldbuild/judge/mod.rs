@@ -242,6 +242,9 @@ pub struct Ran {
     /// Tokens, summed over the answers that reported them, and how many did.
     pub usage: Usage,
     pub usage_reported: usize,
+    /// Answers received (2xx with a text), whether or not a grade could be
+    /// read out of them: what `usage_reported` is out of.
+    pub answers: usize,
     /// The error that stopped the run (a bad key, an unknown model).
     pub fatal: Option<String>,
 }
@@ -294,6 +297,7 @@ pub fn run(
             ran.retries += retries as usize;
             ran.outcomes[i] = match answer {
                 Ok(a) => {
+                    ran.answers += 1;
                     if let Some(u) = a.usage {
                         ran.usage.input += u.input;
                         ran.usage.output += u.output;
@@ -319,10 +323,7 @@ pub fn run(
                             }
                             Outcome::Graded(g)
                         }
-                        Err(why) => Outcome::Failed(format!(
-                            "{why}: {}",
-                            crate::escape::terminal(&super::excerpt(&a.text))
-                        )),
+                        Err(why) => Outcome::Failed(format!("{why}: {}", client.server_text(&a.text, 60))),
                     }
                 }
                 Err(Failure::Fatal(m)) => {

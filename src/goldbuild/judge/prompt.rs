@@ -140,20 +140,29 @@ pub fn parse_grade(answer: &str) -> Result<i32, String> {
 
 /// The integer after a label: `: 2`, ` = 2`, `** 2`, ` is 2`; none if the
 /// label is followed by other words.
+///
+/// A minus sign (`-` or `−`) right before the digits makes the number
+/// negative (`##final score: -1` is -1, refused as outside 0..3, never
+/// grade 1); a dash with a space after it is a separator (`Grade - 2`).
 fn number_after(s: &str) -> Option<i64> {
-    let s =
-        s.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | '*' | '#' | '-' | '('));
-    let s = s.strip_prefix("is ").unwrap_or(s).trim_start();
-    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+    let sep = |c: char| c.is_whitespace() || matches!(c, ':' | '=' | '*' | '#' | '-' | '−' | '(');
+    let t = s.trim_start_matches(sep);
+    let (t, minus) = match t.strip_prefix("is ") {
+        Some(rest) => (rest.trim_start(), false),
+        None => (t, s[..s.len() - t.len()].ends_with(['-', '−'])),
+    };
+    let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
     if digits.is_empty() {
         return None;
     }
     // "2.5" is not an integer grade; "2." ends a sentence.
-    let after = &s[digits.len()..];
+    let after = &t[digits.len()..];
     if after.starts_with('.') && after[1..].starts_with(|c: char| c.is_ascii_digit()) {
         return Some(i64::MAX);
     }
-    Some(digits.parse().unwrap_or(i64::MAX))
+    let n: i64 = digits.parse().unwrap_or(i64::MAX);
+    // Any negative number is outside 0..3; i64::MAX stays "not an integer".
+    Some(if minus { -n.min(i64::MAX - 1) } else { n })
 }
 
 fn in_range(g: i64) -> Result<i32, String> {
@@ -186,6 +195,9 @@ mod tests {
             ("The passage is related. Relevance: 1", 1),
             // The final score outranks an intermediate "score".
             ("intent score: 3\ntrust score: 1\n##final score: 2", 2),
+            // A dash then a space is a separator.
+            ("Grade - 2", 2),
+            ("##final score: 3 - clear answer", 3),
         ] {
             assert_eq!(parse_grade(answer), Ok(grade), "{answer:?}");
         }
@@ -204,6 +216,13 @@ mod tests {
             "{\"grade\": \"high\"}",
             "The passage has 2 pages",
             "upgrade: 3",
+            // A minus sign is a sign, not a separator.
+            "##final score: -1",
+            "Grade: -3",
+            "grade:-2",
+            "Score: −1",
+            "{\"grade\": -1}",
+            "-1",
         ] {
             assert!(
                 parse_grade(answer).is_err(),
