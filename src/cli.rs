@@ -187,6 +187,17 @@ fn parse_relevance_level(s: &str) -> Result<i32, String> {
     crate::config::relevance_level_from_word(s).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))
 }
 
+/// compare's `--resamples`, read and checked by the one function the
+/// Python module's `resamples=` goes through (issue 41, item 9).
+fn parse_resamples(s: &str) -> Result<u32, String> {
+    crate::config::resamples_from_word(s).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))
+}
+
+/// `--seed` of compare and eval, as the Python module's `seed=` is read.
+fn parse_seed(s: &str) -> Result<u64, String> {
+    crate::config::seed_from_word(s).map_err(|(msg, hint)| format!("{msg}\nhint: {hint}"))
+}
+
 /// `--span-coverage`, checked where the config's value is.
 fn parse_span_coverage(s: &str) -> Result<f64, String> {
     let c: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
@@ -216,10 +227,10 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = TestArg::Randomization)]
     pub test: TestArg,
     /// Bootstrap resamples (and Monte Carlo draws of the randomization test)
-    #[arg(long, default_value_t = crate::config::DEFAULT_RESAMPLES, value_name = "B")]
+    #[arg(long, default_value_t = crate::config::DEFAULT_RESAMPLES, value_name = "B", allow_negative_numbers = true, value_parser = parse_resamples)]
     pub resamples: u32,
     /// Seed of the resampling stream (ChaCha8)
-    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED, allow_negative_numbers = true, value_parser = parse_seed)]
     pub seed: u64,
     /// Alternative hypothesis for p-values: less = the run fell below the first
     #[arg(long, value_enum, default_value_t = AlternativeArg::TwoSided)]
@@ -719,7 +730,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "B")]
     pub resamples: Option<u32>,
     /// Seed of the intervals' resampling stream (ChaCha8)
-    #[arg(long, default_value_t = crate::config::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::config::DEFAULT_SEED, allow_negative_numbers = true, value_parser = parse_seed)]
     pub seed: u64,
     /// A cutoff metric at every k of a range, overall and per stratum, each
     /// mean with its 95% interval, e.g. recall@1..100 (repeat for more)

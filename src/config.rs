@@ -67,6 +67,18 @@ pub fn resamples_from_word(word: &str) -> std::result::Result<u32, (String, Stri
     }
 }
 
+/// A seed written as a decimal word (`--seed N`, or a Python int's
+/// digits): a whole number from 0 to `u64::MAX`, the same for every front
+/// end.
+pub fn seed_from_word(word: &str) -> std::result::Result<u64, (String, String)> {
+    word.parse::<u64>().map_err(|_| {
+        (
+            format!("seed {word} is not a whole number from 0 to {}", u64::MAX),
+            format!("any such number; the default is {DEFAULT_SEED}, and a seed gives the same p-values every time"),
+        )
+    })
+}
+
 fn too_few_resamples(b: impl std::fmt::Display) -> (String, String) {
     (
         format!("resamples {b} is too few for a p-value"),
@@ -991,6 +1003,13 @@ mod tests {
             "resamples `-` is not a whole number"
         );
         assert_eq!(msg(resamples_from_word("")), "resamples `` is not a whole number");
+        assert_eq!(seed_from_word("18446744073709551615"), Ok(u64::MAX));
+        for word in ["-1", "18446744073709551616", "1.0", "+", ""] {
+            assert_eq!(
+                seed_from_word(word).unwrap_err().0,
+                format!("seed {word} is not a whole number from 0 to 18446744073709551615")
+            );
+        }
         assert_eq!(relevance_level_from_word("2"), Ok(2));
         for (word, want) in [
             (

@@ -150,16 +150,9 @@ fn resamples(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<u32> {
     rgate::config::resamples_from_word(&word(v)).map_err(|e| check_error(py, e))
 }
 
-/// `seed=`: what `--seed` takes, a u64.
+/// `seed=`: what `--seed` takes, a u64, read by the same function.
 fn seed(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<u64> {
-    let w = word(v);
-    w.parse::<u64>().map_err(|_| {
-        user_error(
-            py,
-            format!("seed {w} is not a whole number from 0 to {}", u64::MAX),
-            Some(format!("any such number; the default is {DEFAULT_SEED}, and a seed gives the same p-values every time")),
-        )
-    })
+    rgate::config::seed_from_word(&word(v)).map_err(|e| check_error(py, e))
 }
 
 /// `alpha=`: a real number (a float, an int, numpy's), then the check

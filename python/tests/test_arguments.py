@@ -77,7 +77,32 @@ def test_compares_settings_get_the_commands_checks(kwargs, cli_args, message):
     with pytest.raises(rgate.RgateError) as info:
         rgate.compare(GOLD, {"a": RUN, "b": RUN}, "rr", **kwargs)
     assert info.value.message == message
-    assert f"--{message}\nhint: {info.value.hint}\n" in cli
+    # The command line says `--alpha 1.5 is ...` (its pipeline's check) or
+    # `invalid value '10' for '--resamples <B>': resamples 10 is ...` (its
+    # parser's, the function Python's goes through).
+    assert f"{message}\nhint: {info.value.hint}\n" in cli
+
+
+@pytest.mark.parametrize(
+    "kwargs, word, message",
+    [
+        # The command line said "-1 is not in 0..=4294967295" (clap's u32)
+        # and Python "resamples -1 is too few": two parsers, two messages.
+        ({"resamples": -1}, "--resamples=-1", "resamples -1 is too few for a p-value"),
+        ({"resamples": 2**70}, f"--resamples={2**70}", f"resamples {2**70} is more than the 1000000 rgate accepts"),
+        ({"resamples": 1.5}, "--resamples=1.5", "resamples `1.5` is not a whole number"),
+        # "invalid digit found in string" from the command line.
+        ({"seed": -1}, "--seed=-1", "seed -1 is not a whole number from 0 to 18446744073709551615"),
+        ({"seed": 2**64}, f"--seed={2**64}", f"seed {2**64} is not a whole number from 0 to 18446744073709551615"),
+    ],
+)
+def test_resamples_and_seed_are_read_by_one_function_for_both(kwargs, word, message):
+    cli = cli_error("compare", "--gold", str(TREC / "qrels.test"), word, str(TREC / "results.test"), str(TREC / "results.test"))
+    with pytest.raises(rgate.RgateError) as info:
+        rgate.compare(GOLD, {"a": RUN, "b": RUN}, "rr", **kwargs)
+    assert info.value.message == message
+    flag = word.split("=")[0]
+    assert f"for '{flag} <" in cli and f">': {message}\nhint: {info.value.hint}\n" in cli, cli
 
 
 @pytest.mark.parametrize(

@@ -211,7 +211,28 @@ fn bad_arguments_exit_2() {
     let runs = ["seed/run_a.json", "seed/run_b.json"];
     let o = compare(&["--resamples", "10"], &runs, "seed/gold.json");
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("--resamples 10 is too few"), "{}", o.stderr);
+    // Read by config::resamples_from_word, as Python's `resamples=` is.
+    assert!(
+        o.stderr.contains("resamples 10 is too few for a p-value"),
+        "{}",
+        o.stderr
+    );
+    let o = compare(&["--resamples", "-1"], &runs, "seed/gold.json");
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("'--resamples <B>': resamples -1 is too few for a p-value\nhint: "),
+        "{}",
+        o.stderr
+    );
+    let o = compare(&["--seed", "-1"], &runs, "seed/gold.json");
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("seed -1 is not a whole number from 0 to 18446744073709551615\nhint: "),
+        "{}",
+        o.stderr
+    );
     let o = compare(&["--alpha", "1.5"], &runs, "seed/gold.json");
     assert_eq!(o.code, 2);
     let o = compare(&[], &["seed/run_a.json"], "seed/gold.json");
