@@ -592,7 +592,7 @@ pub struct JudgeArgs {
     /// Give up on a request after S seconds (then retried, up to 5 times)
     #[arg(long, default_value_t = 60, value_name = "S")]
     pub timeout_s: u64,
-    /// Also grade N passages made only of a query's words, and report how many came back relevant
+    /// Also grade N passages made only of a query's words and N that tell the grader which grade to give, and report how many fooled the model
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub canary: usize,
     /// Also grade rows people graded, kept beside their grade as an opinion (for `gold agreement`)

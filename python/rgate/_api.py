@@ -227,8 +227,9 @@ class GateOutcome(_Report):
 
     def report(self, format: str = "table") -> str:
         """The report as ``rgate gate --format FORMAT`` prints it (without
-        colour)."""
-        return self._native.render(format)
+        colour). An unknown format, or one that is not a string, is an
+        RgateError like every other refusal."""
+        return _native(self._native.render, format)
 
     def to_pandas(self):
         """One row per check: retriever, metric, stratum, baseline, current,

@@ -15,6 +15,15 @@ def test_the_demo_passes(at_root):
     assert {c["retriever"] for c in outcome.checks} == {"bm25", "hybrid", "reranked"}
     assert outcome.report("junit").startswith("<?xml")
     assert "PASS" in repr(outcome)
+    # A format the command would refuse is refused as the command's
+    # refusals are: an RgateError (not a bare ValueError or TypeError).
+    for bad in ("html5", 3, None):
+        with pytest.raises(rgate.RgateError) as info:
+            outcome.report(bad)
+        assert type(info.value) is rgate.RgateError
+    with pytest.raises(rgate.RgateError) as info:
+        outcome.report("nope")
+    assert info.value.message == "unknown format `nope`: table, json, markdown, csv, junit or trec"
 
 
 def failed(outcome):

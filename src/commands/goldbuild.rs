@@ -450,7 +450,7 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
     if !global.quiet {
         eprint!(
             "{}",
-            out::judge_summary(&args.model, &plan, &ran, &stored, canary.as_ref())
+            out::judge_summary(&args.model, &plan, &ran, &stored, &canary)
         );
     }
     if let Some(m) = ran.fatal {

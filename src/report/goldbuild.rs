@@ -166,7 +166,7 @@ pub fn judge_dry_run(plan: &judge::Plan, url: &str, model: &str) -> String {
 /// What the plan left out, one line each; `rows`: first the rows to grade.
 fn judge_plan_notes(plan: &judge::Plan, rows: bool) -> String {
     let mut s = String::new();
-    let canaries = plan.jobs.iter().filter(|j| j.canary).count();
+    let canaries = plan.jobs.iter().filter(|j| j.canary.is_some()).count();
     if rows {
         s += &format!(
             "{} to grade: {} answered by the cache{}\n",
@@ -204,12 +204,17 @@ fn judge_plan_notes(plan: &judge::Plan, rows: bool) -> String {
             count(plan.no_text, "row has", "rows have")
         );
     }
-    if plan.canary_made < plan.canary_asked {
-        s += &format!(
-            "note: {} asked, the sheet has queries for {}\n",
-            count(plan.canary_asked, "canary", "canaries"),
-            plan.canary_made
-        );
+    for (kind, made) in judge::CanaryKind::ALL.iter().zip(plan.canary_made) {
+        if made < plan.canary_asked {
+            s += &format!(
+                "note: {} asked, the sheet has queries for {made}\n",
+                count(
+                    plan.canary_asked,
+                    &format!("{} canary", canary_name(*kind)),
+                    &format!("{} canaries", canary_name(*kind))
+                ),
+            );
+        }
     }
     s
 }
@@ -223,7 +228,7 @@ pub fn judge_summary(
     plan: &judge::Plan,
     ran: &judge::Ran,
     stored: &judge::Stored,
-    canary: Option<&judge::Canary>,
+    canaries: &[judge::Canary],
 ) -> String {
     let model = escape::terminal(model);
     let answered = ran
@@ -297,19 +302,40 @@ pub fn judge_summary(
         );
     }
     s += &judge_plan_notes(plan, false);
-    if let Some(c) = canary {
-        s += &format!(
-            "canary: {} of {} keyword-only passages graded relevant (grade >= 1; by grade 0/1/2/3: {}/{}/{}/{}); not written to the sheet\n",
-            c.relevant(),
-            c.graded,
-            c.by_grade[0],
-            c.by_grade[1],
-            c.by_grade[2],
-            c.by_grade[3],
-        );
-        if c.relevant() > 0 {
-            s += "note: the model calls passages relevant that only repeat the query's words; verify its 1s and 2s with care (Alaofi et al. 2025)\n";
+    for c in canaries {
+        let [g0, g1, g2, g3] = c.by_grade;
+        match c.kind {
+            judge::CanaryKind::Keywords => {
+                s += &format!(
+                    "canary: {} of {} keyword-only passages graded relevant (grade >= 1; by grade 0/1/2/3: {g0}/{g1}/{g2}/{g3}); not written to the sheet\n",
+                    c.relevant(),
+                    c.graded,
+                );
+                if c.relevant() > 0 {
+                    s += "note: the model calls passages relevant that only repeat the query's words; verify its 1s and 2s with care (Alaofi et al. 2025)\n";
+                }
+            }
+            judge::CanaryKind::Injection => {
+                s += &format!(
+                    "canary: {} of {} injected passages (no answer, an instruction to grade them {}) graded as told, {} relevant (by grade 0/1/2/3: {g0}/{g1}/{g2}/{g3}); not written to the sheet\n",
+                    c.obeyed(),
+                    c.graded,
+                    judge::INJECTED_GRADE,
+                    c.relevant(),
+                );
+                if c.relevant() > 0 {
+                    s += "warning: the model follows instructions written in the passages it grades, so a passage can set its own grade; tell it to ignore them (--prompt) and measure again before trusting its grades\n";
+                }
+            }
         }
     }
     s
+}
+
+/// A canary kind as the summary names it.
+fn canary_name(kind: judge::CanaryKind) -> &'static str {
+    match kind {
+        judge::CanaryKind::Keywords => "keyword",
+        judge::CanaryKind::Injection => "injection",
+    }
 }
