@@ -8,7 +8,9 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::index::{id_hash, QueryIndex};
-use super::{GoldFormat, GoldQuery, GoldSet, Labels, ProvenanceMap, QueryExtra, SpanLabel, RESERVED_STRATA};
+use super::{
+    GoldFormat, GoldQuery, GoldSet, Labeling, Labels, ProvenanceMap, QueryExtra, SpanLabel, RESERVED_STRATA,
+};
 use crate::diag::{excerpt, input_error, input_error_hint};
 
 /// Whether a query id contains white space, which TREC runs split on.
@@ -25,6 +27,7 @@ pub(super) struct Builder<'a> {
     pub(super) index: QueryIndex,
     pub(super) extras: HashMap<usize, QueryExtra>,
     pub(super) provenance: ProvenanceMap,
+    pub(super) labeling: Labeling,
 }
 
 impl<'a> Builder<'a> {
@@ -37,6 +40,7 @@ impl<'a> Builder<'a> {
             index: QueryIndex::default(),
             extras: HashMap::new(),
             provenance: ProvenanceMap::new(),
+            labeling: Labeling::default(),
         }
     }
 
@@ -142,6 +146,110 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// Records the model's grades and the `verified` mark of the query
+    /// just added (SPEC "Gating on model labels"). Refused: a model grade
+    /// outside 0..3 (the scale `gold judge` grades on), an empty, NUL-holding
+    /// or repeated chunk id, and people's labels on a query that is not
+    /// verified (a query with model grades and no `verified` has no person
+    /// labels; labels there would be read as people's by `labels: people`).
+    pub(super) fn add_labeling(
+        &mut self,
+        model: Option<Vec<super::Label>>,
+        verified: bool,
+        line: impl Fn() -> Option<usize>,
+    ) -> Result<()> {
+        let Some(pos) = self.queries.len().checked_sub(1) else {
+            return Ok(());
+        };
+        let q = &self.queries[pos];
+        let hint = "`model:` maps each pooled chunk id to the model's grade, 0..3; `verified: true` marks a query people graded in full";
+        if let Some(model) = &model {
+            for (i, l) in model.iter().enumerate() {
+                let why = if l.id.is_empty() {
+                    Some("an empty chunk id in `model`".to_string())
+                } else if l.id.contains('\0') {
+                    Some(format!(
+                        "chunk id `{}` in `model` holds a NUL character",
+                        excerpt(&l.id)
+                    ))
+                } else if !(0..=3).contains(&l.grade) {
+                    Some(format!(
+                        "the model's grade {} of `{}` is outside 0..3",
+                        l.grade,
+                        excerpt(&l.id)
+                    ))
+                } else if model[..i].iter().any(|o| o.id == l.id) {
+                    Some(format!("chunk `{}` appears twice in `model`", excerpt(&l.id)))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    return Err(input_error_hint(
+                        self.path,
+                        line(),
+                        format!("query `{}`: {why}", excerpt(&q.id)),
+                        hint,
+                    ));
+                }
+            }
+            if !verified && q.label_count() > 0 {
+                return Err(input_error_hint(
+                    self.path,
+                    line(),
+                    format!(
+                        "query `{}` has model grades and people's labels (`relevant`) but is not `verified`",
+                        excerpt(&q.id)
+                    ),
+                    "add `verified: true` if people graded every pooled pair of the query, else drop `relevant` (the model's grades go under `model:`)",
+                ));
+            }
+        }
+        if let Some(model) = model {
+            self.labeling.model.insert(pos, model.into());
+        }
+        if verified {
+            self.labeling.verified.push(pos as u32);
+        }
+        Ok(())
+    }
+
+    /// Records `verify_sample:` once every query is in: each id must name
+    /// one query of the gold set, once, and the time read as RFC 3339.
+    pub(super) fn set_verify_sample(
+        &mut self,
+        sample: super::VerifySample,
+        line: Option<usize>,
+    ) -> Result<()> {
+        let hint = "`verify_sample:` is written by `rgate gold verify-sample`: {seed, ids: [query ids], drawn_at: RFC 3339}; draw it again rather than edit it";
+        let bad = |msg: String| input_error_hint(self.path, line, format!("verify_sample: {msg}"), hint);
+        if sample.ids.is_empty() {
+            return Err(bad("`ids` is empty".into()));
+        }
+        if crate::origin::parse_rfc3339(&sample.drawn_at).is_none() {
+            return Err(bad(format!(
+                "`drawn_at` `{}` is not an RFC 3339 time",
+                excerpt(&sample.drawn_at)
+            )));
+        }
+        let mut seen = std::collections::HashSet::with_capacity(sample.ids.len());
+        for id in &sample.ids {
+            if id.is_empty() {
+                return Err(bad("an empty query id".into()));
+            }
+            if id.contains('\0') {
+                return Err(bad(format!("query id `{}` holds a NUL character", excerpt(id))));
+            }
+            if self.index.get(&self.queries, id.as_bytes()).is_none() {
+                return Err(bad(format!("query `{}` is not in the gold set", excerpt(id))));
+            }
+            if !seen.insert(id.as_str()) {
+                return Err(bad(format!("query `{}` is drawn twice", excerpt(id))));
+            }
+        }
+        self.labeling.verify_sample = Some(sample);
+        Ok(())
+    }
+
     /// Refuses a query id that is empty or contains white space.
     pub(super) fn check_id(&self, id: &str, line: Option<usize>) -> Result<()> {
         if id.is_empty() {
@@ -174,6 +282,7 @@ impl<'a> Builder<'a> {
             strata: self.strata,
             extras: self.extras,
             provenance: self.provenance,
+            labeling: self.labeling,
             index: self.index,
         }
     }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{Label, Opinion, Provenance, SpanLabel};
+use super::{Label, Opinion, Provenance, SpanLabel, VerifySample};
 
 /// A query as the fast path read it, with the lines of its id and stratum.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,13 +37,23 @@ pub(super) struct FastQuery {
     pub provenance: Option<HashMap<String, Provenance>>,
     pub answer: Option<Value>,
     pub meta: Option<Value>,
+    pub model: Option<Vec<Label>>,
+    pub verified: Option<bool>,
+}
+
+/// A gold file as the fast path read it: its queries, and its
+/// `verify_sample` with the line of its key.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct FastFile {
+    pub queries: Vec<FastQuery>,
+    pub verify_sample: Option<(VerifySample, usize)>,
 }
 
 /// The queries of a gold set in rgate's block YAML, or `None` when the
 /// text is anything else (then serde-saphyr reads it). `provenance`: read
 /// each query's provenance (else it is checked for shape only, and
 /// skipped, as the general reader skips it).
-pub(super) fn parse(text: &str, provenance: bool) -> Option<Vec<FastQuery>> {
+pub(super) fn parse(text: &str, provenance: bool) -> Option<FastFile> {
     if !plain_text(text) {
         return None;
     }
@@ -63,14 +73,54 @@ pub(super) fn parse(text: &str, provenance: bool) -> Option<Vec<FastQuery>> {
     let Node::Map(top) = top else { return None };
     let mut queries = None;
     let mut version = false;
+    let mut verify_sample = None;
     for (k, v) in top {
         match (k.text.as_ref(), v) {
             ("version", Node::Scalar(s)) if !version && s.plain && s.text == "1" => version = true,
             ("queries", Node::Seq(items)) if queries.is_none() => queries = Some(items),
+            ("verify_sample", v) if verify_sample.is_none() => verify_sample = Some(sample(v)?),
             _ => return None,
         }
     }
-    queries?.into_iter().map(|q| query(q, provenance)).collect()
+    let queries = queries?
+        .into_iter()
+        .map(|q| query(q, provenance))
+        .collect::<Option<_>>()?;
+    Some(FastFile {
+        queries,
+        verify_sample,
+    })
+}
+
+/// `verify_sample: {seed, ids, drawn_at}` in block style, each field once,
+/// with the line its map starts on (its first key's, where serde-saphyr
+/// places it); anything else is left to serde-saphyr.
+fn sample(v: Node) -> Option<(VerifySample, usize)> {
+    let Node::Map(fields) = v else { return None };
+    let line = fields.first()?.0.line;
+    let (mut seed, mut ids, mut drawn_at) = (None, None, None);
+    for (k, v) in fields {
+        match field(&k)? {
+            "seed" if seed.is_none() => seed = Some(u64::try_from(int_of(&v)?).ok()?),
+            "ids" if ids.is_none() => {
+                let Node::Seq(items) = v else { return None };
+                ids = Some(
+                    items
+                        .iter()
+                        .map(|i| id_of(scalar(i)?))
+                        .collect::<Option<Vec<_>>>()?,
+                );
+            }
+            "drawn_at" if drawn_at.is_none() => drawn_at = Some(str_of(scalar(&v)?)?),
+            _ => return None,
+        }
+    }
+    let sample = VerifySample {
+        seed: seed?,
+        ids: ids?,
+        drawn_at: drawn_at?,
+    };
+    Some((sample, line))
 }
 
 /// No tab, no carriage return, no character YAML does not print (libyaml's
@@ -675,8 +725,10 @@ fn query(node: Node, want_provenance: bool) -> Option<FastQuery> {
         provenance: None,
         answer: None,
         meta: None,
+        model: None,
+        verified: None,
     };
-    let mut seen = [false; 7];
+    let mut seen = [false; 9];
     for (k, v) in entries {
         let slot = match field(&k)? {
             "id" => 0,
@@ -686,6 +738,8 @@ fn query(node: Node, want_provenance: bool) -> Option<FastQuery> {
             "provenance" => 4,
             "answer" => 5,
             "meta" | "metadata" => 6,
+            "model" => 7,
+            "verified" => 8,
             _ => return None,
         };
         if std::mem::replace(&mut seen[slot], true) {
@@ -710,7 +764,28 @@ fn query(node: Node, want_provenance: bool) -> Option<FastQuery> {
                 }
             }
             5 => q.answer = Some(value(v)?),
-            _ => q.meta = Some(value(v)?),
+            6 => q.meta = Some(value(v)?),
+            7 => {
+                // A map of chunk id to an integer grade, as the reader's
+                // `ModelGrades` takes it.
+                let Node::Map(entries) = v else { return None };
+                let mut model = Vec::with_capacity(entries.len());
+                for (k, g) in entries {
+                    model.push(Label {
+                        id: id_of(&k)?,
+                        grade: i32::try_from(int_of(&g)?).ok()?,
+                    });
+                }
+                q.model = Some(model);
+            }
+            _ => {
+                let s = scalar(&v)?;
+                q.verified = Some(match (s.plain, s.text.as_ref()) {
+                    (true, "true") => true,
+                    (true, "false") => false,
+                    _ => return None,
+                });
+            }
         }
     }
     seen[0].then_some(q)

@@ -56,6 +56,9 @@ pub struct GoldSet {
     /// Who gave each label, as a native gold file records it; filled only
     /// by [`GoldSet::load_with_provenance`] (metrics never read it).
     pub provenance: ProvenanceMap,
+    /// Model grades, verified queries and the verification draw; empty for
+    /// a gold set of people's labels only.
+    pub labeling: Labeling,
     index: QueryIndex,
 }
 
@@ -93,6 +96,7 @@ impl GoldSet {
             strata,
             extras: HashMap::new(),
             provenance: ProvenanceMap::new(),
+            labeling: Labeling::default(),
             index,
         })
     }

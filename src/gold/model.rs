@@ -244,6 +244,60 @@ impl GoldQuery {
     }
 }
 
+/// A model's grades and people's verification marks beside the labels
+/// people gave (SPEC "Gating on model labels"): what prediction-powered
+/// inference (Angelopoulos et al., Science 2023) needs, a model's grade
+/// for many queries and people's for a random sample of them.
+///
+/// Kept beside the queries, not in each [`GoldQuery`]: a gold set of
+/// people's labels alone (every gold set before model labels) holds two
+/// empty collections and no per-query cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Labeling {
+    /// Query position -> the model's grades of its pooled pairs (0..3).
+    pub model: HashMap<usize, Labels>,
+    /// Positions of the queries people graded in full (`verified: true`),
+    /// ascending.
+    pub verified: Vec<u32>,
+    /// The random draw of queries for people to verify, as
+    /// `gold verify-sample` recorded it.
+    pub verify_sample: Option<VerifySample>,
+}
+
+impl Labeling {
+    /// Whether the gold set carries anything beyond people's labels.
+    pub fn is_empty(&self) -> bool {
+        self.model.is_empty() && self.verified.is_empty() && self.verify_sample.is_none()
+    }
+
+    pub fn is_verified(&self, query: usize) -> bool {
+        u32::try_from(query).is_ok_and(|q| self.verified.binary_search(&q).is_ok())
+    }
+
+    pub fn model_labels(&self, query: usize) -> Option<&Labels> {
+        self.model.get(&query)
+    }
+
+    /// A query with model grades and no person's: people's labels do not
+    /// speak for it.
+    pub fn is_model_only(&self, query: usize) -> bool {
+        self.model.contains_key(&query) && !self.is_verified(query)
+    }
+}
+
+/// `verify_sample:` of a gold set: which queries were drawn for people to
+/// verify, with what seed and when. PPI is valid only when the verified
+/// queries are a uniform random sample, so the draw is recorded where the
+/// labels are, and checked before any PPI estimate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifySample {
+    pub seed: u64,
+    /// Query ids, as drawn; each names a query of the gold set once.
+    pub ids: Vec<String>,
+    /// RFC 3339, UTC.
+    pub drawn_at: String,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoldFormat {
     Yaml,

@@ -12,7 +12,9 @@ use serde_saphyr::{MessageFormatter, Spanned};
 
 use super::builder::Builder;
 use super::fast_yaml;
-use super::{GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra, SpanLabel, DEFAULT_STRATUM};
+use super::{
+    GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra, SpanLabel, VerifySample, DEFAULT_STRATUM,
+};
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, yaml_guard};
 
 // ---- native YAML / JSON / JSONL ------------------------------------------
@@ -27,6 +29,46 @@ struct NativeFile<P> {
     #[serde(default)]
     version: Option<Version>,
     queries: Vec<NativeQuery<P>>,
+    #[serde(default)]
+    verify_sample: Option<Spanned<RawSample>>,
+}
+
+/// `verify_sample:` as written (SPEC "Gating on model labels"); checked
+/// against the queries by [`Builder::set_verify_sample`].
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a verification draw: a map with `seed`, `ids` and `drawn_at`"
+)]
+struct RawSample {
+    seed: u64,
+    ids: Vec<IdValue>,
+    drawn_at: String,
+}
+
+impl RawSample {
+    fn into_sample(self) -> VerifySample {
+        VerifySample {
+            seed: self.seed,
+            ids: self.ids.into_iter().map(|i| i.0).collect(),
+            drawn_at: self.drawn_at,
+        }
+    }
+}
+
+/// A JSONL gold set has no top level: its draw is a line of its own,
+/// `{"verify_sample": {...}}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonlSample {
+    verify_sample: RawSample,
+}
+
+/// Where a JSON gold set's `verify_sample` is (only for an error).
+#[derive(Deserialize)]
+struct JsonSamplePlace<'t> {
+    #[serde(borrow, default)]
+    verify_sample: Option<&'t RawValue>,
 }
 
 /// A JSON gold set, each query kept as its text: where that text starts
@@ -94,6 +136,38 @@ struct NativeQuery<P> {
     answer: Option<serde_json::Value>,
     #[serde(default, alias = "metadata")]
     meta: Option<serde_json::Value>,
+    /// A model's grades of the query's pooled pairs (chunk id -> 0..3).
+    #[serde(default)]
+    model: Option<ModelGrades>,
+    /// People graded every pooled pair of the query (`relevant`).
+    #[serde(default)]
+    verified: Option<bool>,
+}
+
+/// `model:`: a map of chunk id to grade, in the order written.
+struct ModelGrades(Vec<Label>);
+
+impl<'de> Deserialize<'de> for ModelGrades {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ModelGrades;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of chunk id to the model's grade (0..3)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<ModelGrades, A::Error> {
+                let mut out = Vec::new();
+                while let Some((id, grade)) = map.next_entry::<IdValue, Grade>()? {
+                    out.push(Label {
+                        id: id.0,
+                        grade: grade.0,
+                    });
+                }
+                Ok(ModelGrades(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// What a query's `provenance:` is read as: skipped ([`de::IgnoredAny`]),
@@ -129,6 +203,8 @@ struct JsonQueries<P> {
     #[serde(default)]
     version: Option<Version>,
     queries: Vec<NativeQuery<P>>,
+    #[serde(default)]
+    verify_sample: Option<RawSample>,
 }
 
 /// An id written as a string or a bare integer (YAML reads `id: 301` as one).
@@ -462,6 +538,8 @@ where
         })?;
     }
     let mut b = Builder::new(path);
+    // The draw is checked once every query is in (its ids name them).
+    let mut sample: Option<(VerifySample, Option<usize>)> = None;
     let check_version = |version: Option<Version>| match version {
         Some(Version(v)) if v != 1 => Err(input_error_hint(
             path,
@@ -484,6 +562,30 @@ where
             for (i, line) in text.lines().enumerate() {
                 let t = line.trim();
                 if t.is_empty() {
+                    continue;
+                }
+                let opens_sample = t
+                    .strip_prefix('{')
+                    .is_some_and(|r| r.trim_start().starts_with("\"verify_sample\""));
+                if opens_sample {
+                    let f = serde_json::from_str::<JsonlSample>(t).map_err(|e| {
+                        let msg = e.to_string();
+                        input_error_hint(
+                            path,
+                            Some(i + 1),
+                            format!("not a verification draw: {}", native_message(&msg)),
+                            "the draw's line is {\"verify_sample\": {\"seed\": S, \"ids\": [...], \"drawn_at\": \"RFC 3339\"}}, as `gold verify-sample` writes it",
+                        )
+                    })?;
+                    if sample.is_some() {
+                        return Err(input_error_hint(
+                            path,
+                            Some(i + 1),
+                            "a second `verify_sample` line",
+                            "a gold set records one verification draw; keep the one `gold verify-sample` wrote last",
+                        ));
+                    }
+                    sample = Some((f.verify_sample.into_sample(), Some(i + 1)));
                     continue;
                 }
                 let q: NativeQuery<P> = serde_json::from_str(t).map_err(|e| {
@@ -510,12 +612,19 @@ where
             for (i, q) in file.queries.into_iter().enumerate() {
                 add_native(&mut b, q, || json_lines(text, i))?;
             }
+            if let Some(raw) = file.verify_sample {
+                let line = serde_json::from_str::<JsonSamplePlace>(text)
+                    .ok()
+                    .and_then(|p| p.verify_sample)
+                    .map(|v| line_of(text.as_bytes(), offset_in(text, v.get())));
+                sample = Some((raw.into_sample(), line));
+            }
         }
         GoldFormat::Yaml => {
             // rgate's own block YAML (and hand edits of it) first; anything
             // else, and every error, is serde-saphyr's.
-            if let Some(queries) = fast_yaml::parse(text, P::KEEP) {
-                for q in queries {
+            if let Some(file) = fast_yaml::parse(text, P::KEEP) {
+                for q in file.queries {
                     let lines = Lines {
                         id: Some(q.id_line),
                         stratum: Some(q.stratum.as_ref().map_or(q.id_line, |s| s.1)),
@@ -529,8 +638,13 @@ where
                         provenance: q.provenance,
                         answer: q.answer,
                         meta: q.meta,
+                        model: q.model,
+                        verified: q.verified.unwrap_or(false),
                     };
                     add_read(&mut b, read, || lines)?;
+                }
+                if let Some((raw, line)) = file.verify_sample {
+                    b.set_verify_sample(raw, Some(line))?;
                 }
                 return Ok(b.finish(format));
             }
@@ -554,14 +668,20 @@ where
                     invalid(line, msg)
                 })?;
             check_version(file.version)?;
+            let known = |l: u64| Some(l as usize).filter(|&l| l > 0);
             for q in file.queries {
-                let known = |l: u64| Some(l as usize).filter(|&l| l > 0);
                 let id = known(q.id.referenced.line());
                 let stratum = q.stratum.as_ref().and_then(|s| known(s.referenced.line())).or(id);
                 add_native(&mut b, q, || Lines { id, stratum })?;
             }
+            if let Some(raw) = file.verify_sample {
+                sample = Some((raw.value.into_sample(), known(raw.referenced.line())));
+            }
         }
         GoldFormat::Qrels => unreachable!("qrels are parsed by parse_qrels"),
+    }
+    if let Some((raw, line)) = sample {
+        b.set_verify_sample(raw, line)?;
     }
     Ok(b.finish(format))
 }
@@ -613,6 +733,8 @@ struct ReadQuery {
     provenance: Option<HashMap<String, Provenance>>,
     answer: Option<serde_json::Value>,
     meta: Option<serde_json::Value>,
+    model: Option<Vec<Label>>,
+    verified: bool,
 }
 
 fn add_native<P: ProvenanceField>(
@@ -630,6 +752,8 @@ fn add_native<P: ProvenanceField>(
         provenance: q.provenance.and_then(ProvenanceField::into_map),
         answer: q.answer,
         meta: q.meta,
+        model: q.model.map(|m| m.0),
+        verified: q.verified.unwrap_or(false),
     };
     add_read(b, read, lines)
 }
@@ -708,6 +832,9 @@ fn add_read(b: &mut Builder, q: ReadQuery, lines: impl Fn() -> Lines) -> Result<
         || lines().id,
         false,
     )?;
+    if q.model.is_some() || q.verified {
+        b.add_labeling(q.model, q.verified, || lines().id)?;
+    }
     if let (Some(key), Some(p)) = (key, q.provenance) {
         b.provenance.insert(key, p);
     }
@@ -953,7 +1080,7 @@ mod tests {
 
     // ---- the fast YAML path agrees with serde-saphyr ---------------------
 
-    use super::super::fast_yaml::{self, FastQuery};
+    use super::super::fast_yaml::{self, FastFile, FastQuery};
     use super::{yaml_options, NativeFile};
     use crate::gold::{to_yaml, Provenance};
     use proptest::prelude::*;
@@ -962,14 +1089,18 @@ mod tests {
 
     /// What serde-saphyr reads from `text`, in the fast path's terms (the
     /// general reader's own types, converted field by field).
-    fn general(text: &str) -> Result<Vec<FastQuery>, String> {
+    fn general(text: &str) -> Result<FastFile, String> {
         crate::diag::yaml_guard(text).map_err(|e| e.1)?;
         let f: NativeFile<HashMap<String, Provenance>> =
             serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|e| e.to_string())?;
         if f.version.is_some_and(|v| v.0 != 1) {
             return Err("version".into());
         }
-        Ok(f.queries
+        let verify_sample = f
+            .verify_sample
+            .map(|s| (s.value.into_sample(), s.referenced.line() as usize));
+        let queries = f
+            .queries
             .into_iter()
             .map(|q| {
                 let (labels, spans) = q.relevant.map(|r| (r.0, r.1)).unwrap_or_default();
@@ -983,19 +1114,29 @@ mod tests {
                     provenance: q.provenance,
                     answer: q.answer,
                     meta: q.meta,
+                    model: q.model.map(|m| m.0),
+                    verified: q.verified,
                 }
             })
-            .collect())
+            .collect();
+        Ok(FastFile {
+            queries,
+            verify_sample,
+        })
     }
 
     /// The fast path's answer, which must be serde-saphyr's whenever it
     /// gives one; `None` when it declined.
     fn agree(text: &str) -> Option<Vec<FastQuery>> {
+        agree_file(text).map(|f| f.queries)
+    }
+
+    fn agree_file(text: &str) -> Option<FastFile> {
         let fast = fast_yaml::parse(text, true)?;
         assert_eq!(Ok(fast.clone()), general(text), "on\n{text}");
         // Without provenance: the same queries, provenance left out.
         let mut without = fast.clone();
-        for q in &mut without {
+        for q in &mut without.queries {
             q.provenance = None;
         }
         assert_eq!(fast_yaml::parse(text, false), Some(without), "on\n{text}");
@@ -1137,6 +1278,179 @@ mod tests {
         }
     }
 
+    // ---- model labels, verified queries, the verification draw ----------
+
+    /// One gold set with both label sets, written by hand: q1 model-only,
+    /// q2 verified with model grades, q3 people's only (as every gold set
+    /// before), q4 verified without model grades; q2 and q4 drawn.
+    fn both_labels() -> serde_json::Value {
+        json!({"version": 1, "queries": [
+            {"id": "q1", "stratum": "a", "model": {"c1": 3, "c2": 0}},
+            {"id": "q2", "stratum": "a", "relevant": {"c3": 2, "c4": 0}, "model": {"c3": 1, "c4": 2}, "verified": true},
+            {"id": "q3", "stratum": "b", "relevant": {"c5": 1}},
+            {"id": "q4", "stratum": "b", "relevant": {}, "verified": true},
+        ], "verify_sample": {"seed": 7, "ids": ["q2", "q4"], "drawn_at": "2026-12-07T01:00:00Z"}})
+    }
+
+    /// The labeling of `both_labels`, by hand.
+    fn check_both(g: &crate::gold::GoldSet) {
+        let l = &g.labeling;
+        let model = |q: usize| -> Option<Vec<(&str, i32)>> {
+            l.model_labels(q)
+                .map(|m| m.iter().map(|x| (x.id, x.grade)).collect())
+        };
+        assert_eq!(model(0), Some(vec![("c1", 3), ("c2", 0)]));
+        assert_eq!(model(1), Some(vec![("c3", 1), ("c4", 2)]));
+        assert_eq!((model(2), model(3)), (None, None));
+        assert_eq!(l.verified, [1, 3]);
+        assert!(l.is_model_only(0) && !l.is_model_only(1) && !l.is_model_only(2));
+        assert!(g.queries[0].labels.is_empty());
+        assert_eq!(g.queries[1].labels.len(), 2);
+        let s = l.verify_sample.as_ref().unwrap();
+        assert_eq!(
+            (s.seed, s.ids.as_slice(), s.drawn_at.as_str()),
+            (
+                7,
+                &["q2".to_string(), "q4".to_string()][..],
+                "2026-12-07T01:00:00Z"
+            )
+        );
+    }
+
+    /// Every reader reads the model grades, the verified marks and the
+    /// draw alike: block YAML (the fast path, which agrees with
+    /// serde-saphyr on it), flow YAML (serde-saphyr), JSON, JSONL (the draw
+    /// a line of its own), and the writer's output reads back the same.
+    #[test]
+    fn both_label_sets_read_the_same_through_every_reader() {
+        let doc = both_labels();
+        let yaml = to_yaml(&doc);
+        let fast = agree_file(&yaml).expect("the fast path reads rgate's own output");
+        // The draw's line is its first field's, as serde-saphyr places a map.
+        assert_eq!(
+            fast.verify_sample.as_ref().map(|s| s.1),
+            Some(
+                yaml.lines()
+                    .position(|l| l.starts_with("verify_sample:"))
+                    .unwrap()
+                    + 2
+            )
+        );
+        let (g, _) = load_str("g.yaml", &yaml).unwrap();
+        check_both(&g);
+        let flow = "queries:\n- {id: q1, stratum: a, model: {c1: 3, c2: 0}}\n- {id: q2, stratum: a, relevant: {c3: 2, c4: 0}, model: {c3: 1, c4: 2}, verified: true}\n- {id: q3, stratum: b, relevant: {c5: 1}}\n- {id: q4, stratum: b, relevant: {}, verified: true}\nverify_sample: {seed: 7, ids: [q2, q4], drawn_at: '2026-12-07T01:00:00Z'}\n";
+        assert_eq!(fast_yaml::parse(flow, true), None);
+        check_both(&load_str("g.yaml", flow).unwrap().0);
+        check_both(
+            &load_str("g.json", &serde_json::to_string_pretty(&doc).unwrap())
+                .unwrap()
+                .0,
+        );
+        let mut jsonl = String::from("{\"verify_sample\": {\"seed\": 7, \"ids\": [\"q2\", \"q4\"], \"drawn_at\": \"2026-12-07T01:00:00Z\"}}\n");
+        for q in doc["queries"].as_array().unwrap() {
+            jsonl += &format!("{q}\n");
+        }
+        check_both(&load_str("g.jsonl", &jsonl).unwrap().0);
+        // The writer keeps what it does not know as it was: through GoldDoc.
+        for (name, text) in [
+            ("g.yaml", yaml.clone()),
+            ("g.json", serde_json::to_string_pretty(&doc).unwrap()),
+        ] {
+            let format = if name.ends_with("yaml") {
+                crate::gold::GoldFormat::Yaml
+            } else {
+                crate::gold::GoldFormat::Json
+            };
+            let again = crate::gold::GoldDoc::parse(std::path::Path::new(name), &text, format)
+                .unwrap()
+                .render();
+            check_both(&load_str(name, &again).unwrap().0);
+        }
+        // `verified: false` is no mark; a gold set without any of this has
+        // an empty labeling.
+        let (g, _) = load_str(
+            "g.yaml",
+            "queries:\n- id: q1\n  relevant:\n    a: 1\n  verified: false\n",
+        )
+        .unwrap();
+        assert!(g.labeling.is_empty());
+        let (g, _) = load_str("g.yaml", "queries:\n- id: q1\n  relevant:\n    a: 1\n").unwrap();
+        assert!(g.labeling.is_empty());
+    }
+
+    /// Bad model grades, marks and draws: refused with the file's line and
+    /// a hint, by every reader.
+    #[test]
+    fn bad_model_labels_and_draws_name_their_line() {
+        let q = |extra: &str| format!("queries:\n- id: q0\n  relevant:\n    a: 1\n- id: q1\n{extra}");
+        let cases: Vec<(String, &str)> = vec![
+            (q("  model:\n    c: 4\n"), "g.yaml:5: query `q1`: the model's grade 4 of `c` is outside 0..3"),
+            (q("  model:\n    c: -1\n"), "g.yaml:5: query `q1`: the model's grade -1 of `c` is outside 0..3"),
+            (q("  model:\n    \"\": 1\n"), "g.yaml:5: query `q1`: an empty chunk id in `model`"),
+            (q("  model:\n    \"c\\0d\": 1\n"), "g.yaml:5: query `q1`: chunk id `c\\u{0}d` in `model` holds a NUL character"),
+            (q("  model: {c: 1, c: 2}\n"), "g.yaml:5: query `q1`: chunk `c` appears twice in `model`"),
+            (q("  model: [c]\n"), "g.yaml:6: invalid gold set: invalid type: sequence, expected a map of chunk id to the model's grade"),
+            (q("  relevant:\n    c: 1\n  model:\n    c: 1\n"), "g.yaml:5: query `q1` has model grades and people's labels (`relevant`) but is not `verified`"),
+            (q("  verified: yes\n"), "g.yaml:6: invalid gold set"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: 1\n  ids:\n  - q9\n  drawn_at: 2026-12-07T01:00:00Z\n", "g.yaml:9: verify_sample: query `q9` is not in the gold set"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: 1\n  ids:\n  - q1\n  - q1\n  drawn_at: 2026-12-07T01:00:00Z\n", "g.yaml:9: verify_sample: query `q1` is drawn twice"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: 1\n  ids: []\n  drawn_at: 2026-12-07T01:00:00Z\n", "g.yaml:9: verify_sample: `ids` is empty"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: 1\n  ids:\n  - q1\n  drawn_at: yesterday\n", "g.yaml:9: verify_sample: `drawn_at` `yesterday` is not an RFC 3339 time"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: -1\n  ids:\n  - q1\n  drawn_at: 2026-12-07T01:00:00Z\n", "g.yaml:9: invalid gold set"),
+            (q("  relevant:\n    c: 1\n") + "verify_sample:\n  seed: 1\n  ids:\n  - q1\n  drawn_at: 2026-12-07T01:00:00Z\n  by: me\n", "invalid gold set: unknown field `by`"),
+        ];
+        for (text, want) in &cases {
+            let err = load_str("g.yaml", text).unwrap_err();
+            let chain = format!("{err:#}");
+            assert!(chain.contains(want), "want {want:?}, got {chain}\non\n{text}");
+            assert!(
+                format!("{err:?}").contains("hint:") || chain.contains("hint"),
+                "no hint: {err:?}"
+            );
+        }
+        // JSON: the line of the query, and of the draw.
+        let json = "{\"queries\": [\n {\"id\": \"q0\", \"relevant\": {\"a\": 1}},\n {\"id\": \"q1\",\n  \"model\": {\"c\": 9}}\n],\n \"verify_sample\": {\"seed\": 1, \"ids\": [\"q0\"], \"drawn_at\": \"2026-12-07T01:00:00Z\"}}\n";
+        let err = load_str("g.json", json).unwrap_err().to_string();
+        assert!(
+            err.contains("g.json:3: query `q1`: the model's grade 9 of `c` is outside 0..3"),
+            "{err}"
+        );
+        let json = json.replace("9}", "1}").replace("[\"q0\"]", "[\"q7\"]");
+        let err = load_str("g.json", &json).unwrap_err().to_string();
+        assert!(
+            err.contains("g.json:6: verify_sample: query `q7` is not in the gold set"),
+            "{err}"
+        );
+        // JSONL: a second draw, a bad one, a bad grade on its line.
+        let draw =
+            "{\"verify_sample\": {\"seed\": 1, \"ids\": [\"q0\"], \"drawn_at\": \"2026-12-07T01:00:00Z\"}}\n";
+        let line = "{\"id\": \"q0\", \"relevant\": {\"a\": 1}}\n";
+        let err = load_str("g.jsonl", &format!("{draw}{line}{draw}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("g.jsonl:3: a second `verify_sample` line"), "{err}");
+        let err = load_str(
+            "g.jsonl",
+            &format!("{line}{{ \"verify_sample\": {{\"seed\": 1}}}}\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("g.jsonl:2: not a verification draw: missing field `ids`"),
+            "{err}"
+        );
+        let err = load_str(
+            "g.jsonl",
+            &format!("{line}{{\"id\": \"q1\", \"model\": {{\"c\": 1}}, \"relevant\": [\"c\"]}}\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("g.jsonl:2: query `q1` has model grades and people's labels"),
+            "{err}"
+        );
+    }
+
     proptest! {
         /// Any text through rgate's writer, in every place a gold query
         /// holds text: when the fast path reads it, it reads what
@@ -1150,7 +1464,8 @@ mod tests {
                 {"id": format!("q{t}"), "text": s.clone(), "stratum": t.clone(),
                  "relevant": {s.clone(): 1, t.clone(): 2},
                  "provenance": {s.clone(): {"source": t.clone(), "at": s.clone(), "verified": true}},
-                 "answer": s.clone(), "meta": {t.clone(): [s.clone()]}},
+                 "answer": s.clone(), "meta": {t.clone(): [s.clone()]},
+                 "model": {s.clone(): 3, t.clone(): 0}, "verified": true},
                 {"id": t.clone(), "relevant": [s.clone(), {"id": t.clone(), "grade": 0}]},
             ]});
             let yaml = to_yaml(&doc);
