@@ -627,6 +627,11 @@ pub struct ImportArgs {
     /// by id and text) from the gold set, in the same write
     #[arg(long)]
     pub drop_template: bool,
+    /// Write both label sets: the model's grades under `model:` for every
+    /// query, people's as `relevant` with `verified: true` for the queries
+    /// people graded in full (for `labels: ppi`)
+    #[arg(long, conflicts_with = "accept_unverified")]
+    pub with_model: bool,
 }
 
 #[derive(Debug, Args)]

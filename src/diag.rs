@@ -445,6 +445,67 @@ pub fn unknown_key_hint(msg: &str) -> Option<String> {
     })
 }
 
+/// Seconds since the epoch of an RFC 3339 time as rgate writes it
+/// (`2026-11-30T12:00:00Z`), also with fractional seconds (dropped) or a
+/// `+HH:MM` offset; `None` for anything else (history files are
+/// hand-editable). The inverse of [`crate::origin::rfc3339`]. Here, not in `origin`, so
+/// that readers of every layer (a gold set's `verify_sample.drawn_at`) check
+/// times alike.
+pub fn parse_rfc3339(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |s: &str, from: usize, to: usize| -> Option<i64> {
+        let d = s.get(from..to)?;
+        d.bytes().all(|c| c.is_ascii_digit()).then(|| d.parse().ok())?
+    };
+    let (y, mo, d) = (num(t, 0, 4)?, num(t, 5, 7)?, num(t, 8, 10)?);
+    let (h, mi, sec) = (num(t, 11, 13)?, num(t, 14, 16)?, num(t, 17, 19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut rest = &t[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return None;
+        }
+        rest = &frac[n..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes().first()? {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            if rest.len() != 6 || rest.as_bytes()[3] != b':' {
+                return None;
+            }
+            sign * (num(rest, 1, 3)? * 3600 + num(rest, 4, 6)? * 60)
+        }
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset)
+}
+
+/// Hinnant's `days_from_civil`, the inverse of `origin::civil_from_days` (both from "chrono-Compatible Low-Level Date Algorithms").
+pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -557,6 +557,7 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
                 PreferArg::Gold => Prefer::Gold,
             }),
             drop_template: args.drop_template,
+            with_model: args.with_model,
         },
         &mut waiting(global.quiet),
     )?;

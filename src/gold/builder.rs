@@ -225,7 +225,7 @@ impl<'a> Builder<'a> {
         if sample.ids.is_empty() {
             return Err(bad("`ids` is empty".into()));
         }
-        if crate::origin::parse_rfc3339(&sample.drawn_at).is_none() {
+        if crate::diag::parse_rfc3339(&sample.drawn_at).is_none() {
             return Err(bad(format!(
                 "`drawn_at` `{}` is not an RFC 3339 time",
                 excerpt(&sample.drawn_at)

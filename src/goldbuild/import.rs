@@ -32,6 +32,10 @@ pub struct ImportOptions {
     pub prefer: Option<Prefer>,
     /// Drop the example queries `rgate init` wrote ([`template_ids`]).
     pub drop_template: bool,
+    /// Write both label sets (SPEC "Gating on model labels"): the model's
+    /// grade of every pair under `model:`, people's under `relevant` for
+    /// the queries people graded in full, marked `verified: true`.
+    pub with_model: bool,
 }
 
 /// The gold set `rgate init` writes, whose example queries a new user's
@@ -89,6 +93,66 @@ pub struct ImportReport {
     /// [`template_ids`]), and those this import dropped.
     pub template: Vec<String>,
     pub dropped: Vec<String>,
+    /// With `with_model`: queries given model grades, how many grades,
+    /// queries marked verified, and people's grades held back because
+    /// people had not graded every pair of their query yet.
+    pub model_queries: usize,
+    pub model_grades: usize,
+    pub verified_queries: usize,
+    pub partial_grades: usize,
+}
+
+/// What `--with-model` writes, per query of the sheet in order of first
+/// appearance: the model's grade of each pair, and whether people graded
+/// every pair (then their grades are the query's `relevant`).
+struct ModelPlan<'a> {
+    queries: Vec<PlannedQuery<'a>>,
+}
+
+struct PlannedQuery<'a> {
+    id: &'a str,
+    text: &'a str,
+    model: Vec<(&'a str, i32)>,
+    verified: bool,
+}
+
+/// A row's model grade: its own when a model gave it, else the model's
+/// first pass a person then corrected (kept in `opinions`).
+fn model_grade(row: &SheetRow) -> Option<i32> {
+    if row.source.as_deref() == Some(MODEL) {
+        return row.grade;
+    }
+    row.opinions.iter().find(|o| o.source == MODEL).map(|o| o.grade)
+}
+
+/// A row a person graded (and verified).
+fn persons_grade(row: &SheetRow) -> bool {
+    row.grade.is_some() && by_person(row) && row.verified
+}
+
+fn model_plan(rows: &[SheetRow]) -> ModelPlan<'_> {
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut queries: Vec<PlannedQuery> = Vec::new();
+    for row in rows {
+        let i = *at.entry(row.query_id.as_str()).or_insert_with(|| {
+            queries.push(PlannedQuery {
+                id: &row.query_id,
+                text: &row.query,
+                model: Vec::new(),
+                verified: true,
+            });
+            queries.len() - 1
+        });
+        let q = &mut queries[i];
+        q.verified &= persons_grade(row);
+        if let Some(g) = model_grade(row) {
+            match q.model.iter_mut().find(|(c, _)| *c == row.chunk_id) {
+                Some(m) => m.1 = g,
+                None => q.model.push((&row.chunk_id, g)),
+            }
+        }
+    }
+    ModelPlan { queries }
 }
 
 /// One graded (query, chunk) as the sheet settles it.
@@ -165,10 +229,27 @@ pub fn import(
     // conflict unless the caller chose a side (then the later row wins).
     let mut order: Vec<(String, String)> = Vec::new();
     let mut settled: HashMap<(String, String), Graded> = HashMap::new();
+    // With both label sets, people's grades count for the queries they
+    // graded in full; a model's grade goes under `model:`, never into
+    // `relevant`.
+    let plan = opts.with_model.then(|| model_plan(rows));
+    let complete: std::collections::HashSet<&str> = plan
+        .iter()
+        .flat_map(|p| p.queries.iter().filter(|q| q.verified).map(|q| q.id))
+        .collect();
     for row in rows {
         let Some(grade) = row.grade else {
             continue;
         };
+        if plan.is_some() {
+            if !persons_grade(row) {
+                continue;
+            }
+            if !complete.contains(row.query_id.as_str()) {
+                report.partial_grades += 1;
+                continue;
+            }
+        }
         if !row.verified && !opts.accept_unverified {
             report.skipped_unverified += 1;
             continue;
@@ -245,7 +326,10 @@ pub fn import(
     if !report.conflicts.is_empty() {
         return Ok(report);
     }
-    if apply.is_empty() && report.dropped.is_empty() {
+    let plan_writes = plan
+        .as_ref()
+        .is_some_and(|p| p.queries.iter().any(|q| !q.model.is_empty() || q.verified));
+    if apply.is_empty() && report.dropped.is_empty() && !plan_writes {
         if !exists {
             // Writing `queries: []` would give a file every reader refuses.
             return Err(usage_error(
@@ -272,27 +356,35 @@ pub fn import(
     let queries = &mut doc.queries;
     let mut position: HashMap<String, usize> =
         queries.iter().enumerate().map(|(i, q)| (id_of(q), i)).collect();
+    // New queries in the sheet's order: with both label sets, the queries
+    // only the model graded are added first, where the sheet has them.
+    let mut add_query = |queries: &mut Vec<Value>, id: &str, text: &str| -> usize {
+        if let Some(&i) = position.get(id) {
+            return i;
+        }
+        let mut q = Map::new();
+        q.insert("id".into(), json!(id));
+        if !text.is_empty() {
+            q.insert("text".into(), json!(text));
+        }
+        if let Some(stratum) = strata.get(id) {
+            q.insert("stratum".into(), json!(stratum));
+        }
+        queries.push(Value::Object(q));
+        report.added_queries += 1;
+        position.insert(id.to_string(), queries.len() - 1);
+        queries.len() - 1
+    };
+    for pq in plan.iter().flat_map(|p| &p.queries) {
+        if !pq.model.is_empty() || pq.verified {
+            add_query(queries, pq.id, pq.text);
+        }
+    }
     // Each touched query's labels, starting from the gold set's, in order.
     let mut labels: HashMap<usize, Vec<(String, i32)>> = HashMap::new();
     for key in apply {
         let g = &settled[key];
-        let qi = match position.get(&key.0) {
-            Some(&i) => i,
-            None => {
-                let mut q = Map::new();
-                q.insert("id".into(), json!(key.0));
-                if !g.row.query.is_empty() {
-                    q.insert("text".into(), json!(g.row.query));
-                }
-                if let Some(stratum) = strata.get(key.0.as_str()) {
-                    q.insert("stratum".into(), json!(stratum));
-                }
-                queries.push(Value::Object(q));
-                report.added_queries += 1;
-                position.insert(key.0.clone(), queries.len() - 1);
-                queries.len() - 1
-            }
-        };
+        let qi = add_query(queries, &key.0, &g.row.query);
         let ls = labels.entry(qi).or_insert_with(|| match gold.position(&key.0) {
             Some(p) => gold.queries[p]
                 .labels
@@ -330,9 +422,41 @@ pub fn import(
             }
         }
     }
+    if let Some(plan) = &plan {
+        for pq in &plan.queries {
+            if pq.model.is_empty() && !pq.verified {
+                continue;
+            }
+            let qi = add_query(queries, pq.id, pq.text);
+            let Some(q) = queries[qi].as_object_mut() else {
+                continue;
+            };
+            if !pq.model.is_empty() {
+                let m = q.entry("model").or_insert_with(|| Value::Object(Map::new()));
+                if !m.is_object() {
+                    *m = Value::Object(Map::new());
+                }
+                if let Value::Object(m) = m {
+                    for (chunk, g) in &pq.model {
+                        m.insert(chunk.to_string(), json!(g));
+                    }
+                }
+                report.model_queries += 1;
+                report.model_grades += pq.model.len();
+            }
+            if pq.verified {
+                q.insert("verified".into(), json!(true));
+                report.verified_queries += 1;
+            }
+            // The labels, then both label sets' marks, then their records.
+            if let Some(p) = q.shift_remove("provenance") {
+                q.insert("provenance".into(), p);
+            }
+        }
+    }
     // What is no longer needed goes before the text is parsed again.
     let format = gold.format;
-    drop((gold, prov, settled));
+    drop((gold, prov, settled, plan));
     let out = doc.into_text();
     validate(into, &out, format)?;
     file.write(out.as_bytes())?;

@@ -79,6 +79,9 @@ pub struct Validation {
     pub notes: Vec<String>,
     /// How it was built: see [`build_notes`].
     pub provenance: serde_json::Value,
+    /// Model grades and verified queries per scope; `None` for a gold set
+    /// of people's labels only.
+    pub labeling: Option<Vec<LabelingCounts>>,
 }
 
 impl Validation {
@@ -92,7 +95,24 @@ impl Validation {
 pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     let (gold, _, level) = load(opts)?;
     let mut findings: Vec<Finding> = Vec::new();
-    for q in &gold.queries {
+    for (i, q) in gold.queries.iter().enumerate() {
+        // A query only the model graded has no person labels to hit: its
+        // model grades are what `labels: model|ppi` score it with.
+        if let Some(m) = gold
+            .labeling
+            .model_labels(i)
+            .filter(|_| gold.labeling.is_model_only(i))
+        {
+            if !m.grades().any(|g| is_relevant(g, level)) {
+                findings.push(Finding {
+                    query: Some(q.id.clone()),
+                    message: format!(
+                        "no model grade >= {level}: with model labels the query can never be hit, and drags every mean down"
+                    ),
+                });
+            }
+            continue;
+        }
         if !q.grades().any(|g| is_relevant(g, level)) {
             findings.push(Finding {
                 query: Some(q.id.clone()),
@@ -128,12 +148,111 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     }
     let (built, provenance) = build_notes(&gold, opts)?;
     notes.extend(built);
+    let labeling = labeling_counts(&gold);
+    notes.extend(labeling_notes(&gold, labeling.as_deref()));
     Ok(Validation {
         gold,
         findings,
         notes,
         provenance,
+        labeling,
     })
+}
+
+/// How many queries of a scope (`all`, then each stratum) carry which
+/// labels (SPEC "Gating on model labels"): what `labels: ppi` will have to
+/// work with, and how far the verification draw has got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelingCounts {
+    pub scope: String,
+    pub queries: usize,
+    /// Queries with model grades.
+    pub model: usize,
+    /// With model grades and no person's.
+    pub model_only: usize,
+    /// People graded every pooled pair.
+    pub verified: usize,
+    /// Verified and model-graded: the pairs PPI corrects the model with.
+    pub verified_with_model: usize,
+    /// Drawn by `gold verify-sample`.
+    pub drawn: usize,
+    /// Drawn and not verified yet.
+    pub drawn_unverified: usize,
+}
+
+/// The counts per scope, or `None` when the gold set has people's labels
+/// only (its reports stay as they were).
+pub fn labeling_counts(gold: &GoldSet) -> Option<Vec<LabelingCounts>> {
+    let l = &gold.labeling;
+    if l.is_empty() {
+        return None;
+    }
+    let drawn: std::collections::HashSet<usize> = l
+        .verify_sample
+        .iter()
+        .flat_map(|s| s.ids.iter().filter_map(|id| gold.position(id)))
+        .collect();
+    let blank = |scope: &str| LabelingCounts {
+        scope: scope.to_string(),
+        queries: 0,
+        model: 0,
+        model_only: 0,
+        verified: 0,
+        verified_with_model: 0,
+        drawn: 0,
+        drawn_unverified: 0,
+    };
+    let mut all = blank("all");
+    let mut per: Vec<LabelingCounts> = gold.strata.iter().map(|s| blank(s)).collect();
+    for (i, q) in gold.queries.iter().enumerate() {
+        let (m, v, d) = (l.model.contains_key(&i), l.is_verified(i), drawn.contains(&i));
+        for c in [&mut all, &mut per[q.stratum as usize]] {
+            c.queries += 1;
+            c.model += usize::from(m);
+            c.model_only += usize::from(m && !v);
+            c.verified += usize::from(v);
+            c.verified_with_model += usize::from(m && v);
+            c.drawn += usize::from(d);
+            c.drawn_unverified += usize::from(d && !v);
+        }
+    }
+    let mut out = vec![all];
+    out.extend(per);
+    Some(out)
+}
+
+/// What the counts mean for `labels: ppi`: a draw not verified yet, no
+/// draw at all, strata with too few verified queries for PPI.
+fn labeling_notes(gold: &GoldSet, counts: Option<&[LabelingCounts]>) -> Vec<String> {
+    let Some(counts) = counts else { return Vec::new() };
+    let mut notes = Vec::new();
+    let all = &counts[0];
+    if all.model > 0 && gold.labeling.verify_sample.is_none() {
+        notes.push(format!(
+            "{} model grades and no verification draw: `labels: ppi` needs one (`rgate gold verify-sample`)",
+            count(all.model, "query has", "queries have")
+        ));
+    }
+    if all.drawn_unverified > 0 {
+        notes.push(format!(
+            "{} of the {} drawn for verification {} not verified yet: `labels: ppi` refuses the gold set until {} (`rgate gold import`)",
+            all.drawn_unverified,
+            count(all.drawn, "query", "queries"),
+            if all.drawn_unverified == 1 { "is" } else { "are" },
+            if all.drawn_unverified == 1 { "it is" } else { "they are" },
+        ));
+    }
+    for c in &counts[1..] {
+        if c.model > 0 && c.verified_with_model < crate::stats::ppi::MIN_VERIFIED {
+            notes.push(format!(
+                "stratum `{}` has {} with model grades: PPI needs {}, so it uses people's labels only there",
+                c.scope,
+                count(c.verified_with_model, "verified query", "verified queries"),
+                crate::stats::ppi::MIN_VERIFIED
+            ));
+        }
+    }
+    notes
 }
 
 /// Small strata, and queries without text.
@@ -198,13 +317,17 @@ pub struct GoldStats {
     /// See [`build_notes`].
     pub notes: Vec<String>,
     pub provenance: serde_json::Value,
+    /// See [`LabelingCounts`].
+    pub labeling: Option<Vec<LabelingCounts>>,
 }
 
 /// Strata sizes, labels, grades, and the smallest drop each rule can
 /// detect.
 pub fn gold_stats(opts: &GoldOptions) -> Result<GoldStats> {
     let (gold, config, level) = load(opts)?;
-    let (notes, provenance) = build_notes(&gold, opts)?;
+    let (mut notes, provenance) = build_notes(&gold, opts)?;
+    let labeling = labeling_counts(&gold);
+    notes.extend(labeling_notes(&gold, labeling.as_deref()));
     // Members of each stratum in one pass over the queries (a pass per
     // stratum was quadratic: 100,000 strata took 54 s).
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); gold.strata.len()];
@@ -260,6 +383,7 @@ pub fn gold_stats(opts: &GoldOptions) -> Result<GoldStats> {
         without_baseline,
         notes,
         provenance,
+        labeling,
     })
 }
 

@@ -7,7 +7,7 @@ use super::Format;
 use crate::diag::count;
 use crate::escape;
 use crate::gate;
-use crate::pipeline::gold::{GoldStats, Validation};
+use crate::pipeline::gold::{GoldStats, LabelingCounts, Validation};
 
 /// The last line of defence for these reports: JSON made safe to print,
 /// and every other line kept from reading as a CI command. Values are
@@ -29,7 +29,7 @@ pub fn validation(v: &Validation, format: Format) -> String {
     let gold = &v.gold;
     let out = match format {
         Format::Json => {
-            serde_json::to_string_pretty(&json!({
+            let mut doc = json!({
                 "gold": gold.path.display().to_string(),
                 "queries": gold.len(),
                 "strata": gold.strata,
@@ -37,9 +37,9 @@ pub fn validation(v: &Validation, format: Format) -> String {
                 "valid": v.valid(),
                 "findings": v.findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
                 "notes": v.notes,
-            }))
-            .unwrap_or_default()
-                + "\n"
+            });
+            add_labeling(&mut doc, v.labeling.as_deref());
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
         _ => {
             let mut s = format!(
@@ -49,10 +49,16 @@ pub fn validation(v: &Validation, format: Format) -> String {
                 count(gold.strata.len(), "stratum", "strata"),
                 gold.fingerprint()
             );
+            if let Some(c) = &v.labeling {
+                s += &labeling_table(c).text();
+            }
             for f in &v.findings {
                 s += &format!(
                     "error: {}{}\n",
-                    f.query.as_ref().map(|q| format!("`{}`: ", escape::terminal(q))).unwrap_or_default(),
+                    f.query
+                        .as_ref()
+                        .map(|q| format!("`{}`: ", escape::terminal(q)))
+                        .unwrap_or_default(),
                     escape::terminal(&f.message)
                 );
             }
@@ -72,6 +78,56 @@ pub fn validation(v: &Validation, format: Format) -> String {
         }
     };
     neutral(format, out)
+}
+
+/// Which labels each scope's queries carry: model grades, people's
+/// (verified), both, and how far the verification draw has got.
+fn labeling_table(counts: &[LabelingCounts]) -> Table {
+    let mut t = Table::new(
+        headers(&[
+            "stratum",
+            "queries",
+            "model",
+            "model only",
+            "verified",
+            "verified+model",
+            "drawn",
+            "drawn, unverified",
+        ]),
+        1,
+    );
+    for c in counts {
+        t.push(vec![
+            c.scope.clone(),
+            c.queries.to_string(),
+            c.model.to_string(),
+            c.model_only.to_string(),
+            c.verified.to_string(),
+            c.verified_with_model.to_string(),
+            c.drawn.to_string(),
+            c.drawn_unverified.to_string(),
+        ]);
+    }
+    t
+}
+
+fn labeling_json(counts: &[LabelingCounts]) -> serde_json::Value {
+    counts
+        .iter()
+        .map(|c| {
+            json!({"stratum": c.scope, "queries": c.queries, "model": c.model, "model_only": c.model_only,
+                "verified": c.verified, "verified_with_model": c.verified_with_model,
+                "drawn": c.drawn, "drawn_unverified": c.drawn_unverified})
+        })
+        .collect()
+}
+
+/// `labeling` beside the other keys, only for a gold set that has model
+/// labels or verified queries (other gold sets' JSON is unchanged).
+fn add_labeling(doc: &mut serde_json::Value, counts: Option<&[LabelingCounts]>) {
+    if let (Some(c), Some(m)) = (counts, doc.as_object_mut()) {
+        m.insert("labeling".into(), labeling_json(c));
+    }
 }
 
 /// The label counts per scope.
@@ -160,16 +216,16 @@ fn stats_json(st: &GoldStats) -> String {
                 "unchanged_fails": w.unchanged_fails.map_or(serde_json::Value::Null, super::num)})
         })
         .collect();
-    serde_json::to_string_pretty(&json!({
+    let mut doc = json!({
         "gold": gold.path.display().to_string(),
         "queries": gold.len(),
         "strata": gold.strata.iter().zip(gold.stratum_sizes()).map(|(s, n)| json!({"name": s, "queries": n})).collect::<Vec<_>>(),
         "grades": st.grades.iter().map(|(g, n)| (g.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "min_detectable_drop": mde,
         "provenance": st.provenance,
-    }))
-    .unwrap_or_default()
-        + "\n"
+    });
+    add_labeling(&mut doc, st.labeling.as_deref());
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
 
 /// Why some checks have no minimum detectable drop.
@@ -190,7 +246,19 @@ pub fn stats(st: &GoldStats, format: Format) -> String {
     let mix: Vec<String> = st.grades.iter().map(|(g, n)| format!("grade {g}: {n}")).collect();
     let out = match format {
         Format::Json => stats_json(st),
-        Format::Markdown => format!("{}\n{}\n\n{}", t.markdown(), mix.join(", "), mde.markdown()),
+        Format::Markdown => {
+            let labeling = st
+                .labeling
+                .as_deref()
+                .map(|c| format!("\n{}", labeling_table(c).markdown()))
+                .unwrap_or_default();
+            format!(
+                "{}\n{}\n{labeling}\n{}",
+                t.markdown(),
+                mix.join(", "),
+                mde.markdown()
+            )
+        }
         Format::Csv => t.csv(),
         _ => {
             let mut s = format!(
@@ -200,6 +268,10 @@ pub fn stats(st: &GoldStats, format: Format) -> String {
             );
             s += &t.text();
             s += &format!("\nlabels by grade: {}\n", mix.join(", "));
+            if let Some(c) = &st.labeling {
+                s += "\nmodel labels and verified queries:\n";
+                s += &labeling_table(c).text();
+            }
             if !mde.rows.is_empty() {
                 s += &format!(
                     "\nsmallest drop each gated check fails with 80% probability ({}, alpha {} over the gated checks; enough: a drop of twice the tolerance is caught):\n",

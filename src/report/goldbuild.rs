@@ -51,6 +51,10 @@ pub fn import_json(into: &Path, report: &ImportReport) -> serde_json::Result<Str
         "skipped_unverified": report.skipped_unverified,
         "template_queries": report.template,
         "dropped_template_queries": report.dropped,
+        "model_queries": report.model_queries,
+        "model_grades": report.model_grades,
+        "verified_queries": report.verified_queries,
+        "held_back_person_grades": report.partial_grades,
         "conflicts": report.conflicts.iter().map(|c| json!({"query_id": c.query_id, "chunk_id": c.chunk_id, "detail": c.detail})).collect::<Vec<_>>(),
     });
     Ok(serde_json::to_string_pretty(&j)? + "\n")
@@ -83,6 +87,20 @@ pub fn import_text(into: &Path, report: &ImportReport) -> String {
         count(report.added_queries, "query", "queries"),
         into.display()
     );
+    if report.model_queries > 0 || report.verified_queries > 0 {
+        s += &format!(
+            "model grades: {} on {}; verified by people: {}\n",
+            report.model_grades,
+            count(report.model_queries, "query", "queries"),
+            count(report.verified_queries, "query", "queries"),
+        );
+    }
+    if report.partial_grades > 0 {
+        s += &format!(
+            "held back {} of queries people have not graded in full (their model grades count until every pair is graded)\n",
+            count(report.partial_grades, "person grade", "person grades")
+        );
+    }
     if report.skipped_unverified > 0 {
         s += &format!(
             "skipped {} no person verified (--accept-unverified imports them)\n",
