@@ -386,6 +386,9 @@ pub enum GoldCommand {
     Suggest(SuggestArgs),
     /// Grade the sheet's ungraded rows with a language model (OpenAI or Anthropic API)
     Judge(JudgeArgs),
+    /// Draw queries for people to verify, at random per stratum among the
+    /// model-graded ones; writes their sheet and records the draw
+    VerifySample(VerifySampleArgs),
     /// Merge a sheet's verified labels into a gold set, with provenance
     Import(ImportArgs),
     /// Rewrite chunk-id labels as span labels through the old chunking's map
@@ -632,6 +635,30 @@ pub struct ImportArgs {
     /// people graded in full (for `labels: ppi`)
     #[arg(long, conflicts_with = "accept_unverified")]
     pub with_model: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("size").required(true).args(["per_stratum", "fraction"])))]
+pub struct VerifySampleArgs {
+    /// The gold set with model grades; the draw is recorded in it
+    #[arg(long, value_name = "GOLD")]
+    pub gold: PathBuf,
+    /// Up to N queries from every stratum
+    #[arg(long, value_name = "N")]
+    pub per_stratum: Option<usize>,
+    /// This share (0 to 1] of every stratum's model-graded queries, rounded up
+    #[arg(long, value_name = "F")]
+    pub fraction: Option<f64>,
+    /// Seed of the draw: the same seed draws the same queries on any machine
+    #[arg(long, value_name = "S")]
+    pub seed: u64,
+    /// Show the model's grades in the sheet (hidden by default: people who
+    /// see them tend to agree)
+    #[arg(long)]
+    pub show_model: bool,
+    /// Discard a draw the gold set records already
+    #[arg(long)]
+    pub replace: bool,
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,7 @@ pub fn run(cmd: &GoldCommand, global: &Global) -> Result<u8> {
         GoldCommand::Suggest(a) => super::goldbuild::suggest(a, global),
         GoldCommand::Judge(a) => super::goldbuild::judge(a, global),
         GoldCommand::Import(a) => super::goldbuild::import(a, global),
+        GoldCommand::VerifySample(a) => super::goldbuild::verify_sample(a, global),
         GoldCommand::Migrate(a) => super::goldbuild::migrate(a, global),
         GoldCommand::Agreement(a) => super::goldbuild::agreement(a, global),
     }

@@ -12,7 +12,7 @@ use crate::chunks::ChunkMap;
 use crate::cli::{
     AgreementArgs, Global, ImportArgs, LabelArgs, MigrateArgs, PoolArgs, PreferArg, SampleArgs, SuggestArgs,
 };
-use crate::cli::{JudgeArgs, ProviderArg};
+use crate::cli::{JudgeArgs, ProviderArg, VerifySampleArgs};
 use crate::diag::{count, usage_error, UserError};
 use crate::fsutil::emit;
 use crate::goldbuild::import::{self, ImportOptions, Prefer};
@@ -583,6 +583,85 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
         emit(global.output.as_deref(), &out::import_text(&args.into, &report))?;
     }
     Ok(if report.conflicts.is_empty() { 0 } else { 1 })
+}
+
+/// `gold verify-sample`: the draw, its sheet (written first: a recorded
+/// draw without its sheet would leave people nothing to grade), then the
+/// record in the gold set.
+pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
+    use crate::goldbuild::verify::{self, DrawSize};
+    let size = match (args.per_stratum, args.fraction) {
+        (Some(0), _) => {
+            return Err(usage_error(
+                "--per-stratum 0 draws nothing",
+                "draw at least 1 per stratum; 30 or more gives PPI room",
+            ))
+        }
+        (Some(n), _) => DrawSize::PerStratum(n),
+        (_, Some(f)) if f > 0.0 && f <= 1.0 => DrawSize::Fraction(f),
+        (_, Some(f)) => {
+            return Err(usage_error(
+                format!("--fraction {} is not in (0, 1]", crate::diag::number(f)),
+                "give the share of each stratum to verify, e.g. --fraction 0.1",
+            ))
+        }
+        _ => unreachable!("clap requires one of them"),
+    };
+    let Some(sheet_path) = global.output.as_deref().filter(|p| p.as_os_str() != "-") else {
+        return Err(usage_error(
+            "gold verify-sample writes a sheet: name it with --output",
+            "rgate gold verify-sample --gold gold.yaml --per-stratum 30 --seed 7 --output verify.jsonl",
+        ));
+    };
+    Guard::default()
+        .file(&args.gold, "the gold set (--gold)")
+        .check(Some(sheet_path))?;
+    if sheet_path.exists() {
+        return Err(usage_error(
+            format!(
+                "{} exists: people's grades in it would be lost",
+                crate::escape::path(sheet_path)
+            ),
+            "name a new sheet with --output",
+        ));
+    }
+    let (gold, warnings) = crate::gold::GoldSet::load(&args.gold, None)?;
+    warnings.emit(global.quiet);
+    if gold.labeling.model.is_empty() {
+        return Err(crate::diag::input_error_hint(
+            &args.gold,
+            None,
+            "no query has model grades to draw from",
+            "grade the pool with `rgate gold judge`, then `rgate gold import --with-model SHEET --into GOLD`",
+        ));
+    }
+    let drawn = verify::draw(&gold, size, args.seed);
+    let rows = verify::sheet_rows(&gold, &drawn, args.show_model);
+    let sample = crate::gold::VerifySample {
+        seed: args.seed,
+        ids: drawn.iter().map(|&i| gold.queries[i].id.clone()).collect(),
+        drawn_at: now_utc(),
+    };
+    let text = sheet::render(&rows, SheetFormat::of(sheet_path))?;
+    crate::fsutil::write_atomic(sheet_path, text.as_bytes())?;
+    verify::record(&args.gold, &sample, args.replace, &mut waiting(global.quiet))?;
+    if !global.quiet {
+        let strata = drawn
+            .iter()
+            .map(|&i| gold.queries[i].stratum)
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        eprintln!(
+            "drew {} from {} (seed {}): {} in {}; the draw is recorded in {}",
+            count(drawn.len(), "query", "queries"),
+            count(strata, "stratum", "strata"),
+            args.seed,
+            count(rows.len(), "pair to grade", "pairs to grade"),
+            crate::escape::path(sheet_path),
+            crate::escape::path(&args.gold),
+        );
+    }
+    Ok(0)
 }
 
 /// `gold migrate`: chunk-id labels to span labels. Ids missing from the

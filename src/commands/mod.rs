@@ -123,6 +123,8 @@ pub fn formats(cmd: &Command) -> (&'static str, Vec<Format>) {
         // The sheet is written in place; the summary goes to stderr.
         Command::Gold(GoldCommand::Judge(_)) => only("gold judge", &[]),
         Command::Gold(GoldCommand::Import(_)) => only("gold import", &[Table, Json]),
+        // A JSONL sheet by default; CSV by the sheet's name.
+        Command::Gold(GoldCommand::VerifySample(_)) => only("gold verify-sample", &[]),
         Command::Gold(GoldCommand::Migrate(_)) => only("gold migrate", &[Table, Json]),
         Command::Gold(GoldCommand::Agreement(_)) => only("gold agreement", &[Table, Json, Markdown]),
         Command::Completions { .. } => only("completions", &[]),

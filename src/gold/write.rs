@@ -26,7 +26,8 @@ use crate::diag::input_error;
 #[derive(Debug, Clone, PartialEq)]
 pub struct GoldDoc {
     pub format: GoldFormat,
-    /// The map around `queries` (YAML and JSON; `None` for JSONL).
+    /// The map around `queries` (YAML and JSON; for JSONL, which has no
+    /// top level, `verify_sample` alone, written as a line of its own).
     top: Option<Map<String, Value>>,
     pub queries: Vec<Value>,
 }
@@ -66,19 +67,19 @@ impl GoldDoc {
     pub fn parse(path: &Path, text: &str, format: GoldFormat) -> Result<GoldDoc> {
         if format == GoldFormat::Jsonl {
             let mut queries = Vec::new();
+            let mut top = None;
             for (i, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
                     continue;
                 }
                 let v: Value = serde_json::from_str(line)
                     .map_err(|e| input_error(path, Some(i + 1), format!("not a JSON object: {e}")))?;
-                queries.push(v);
+                match v {
+                    Value::Object(m) if m.len() == 1 && m.contains_key("verify_sample") => top = Some(m),
+                    v => queries.push(v),
+                }
             }
-            return Ok(GoldDoc {
-                format,
-                top: None,
-                queries,
-            });
+            return Ok(GoldDoc { format, top, queries });
         }
         let doc: Value = if format == GoldFormat::Json {
             serde_json::from_str(text)
@@ -114,14 +115,19 @@ impl GoldDoc {
     /// the text without a copy of the whole tree (a gold set of 100,000
     /// queries with provenance is a few hundred MB of values).
     pub fn into_text(self) -> String {
-        let Some(mut top) = self.top else {
+        if self.format == GoldFormat::Jsonl {
             let mut s = String::new();
+            if let Some(top) = self.top.filter(|t| !t.is_empty()) {
+                s.push_str(&Value::Object(top).to_string());
+                s.push('\n');
+            }
             for q in &self.queries {
                 s.push_str(&q.to_string());
                 s.push('\n');
             }
             return s;
-        };
+        }
+        let mut top = self.top.unwrap_or_default();
         top.insert("queries".into(), Value::Array(self.queries));
         let doc = Value::Object(top);
         match self.format {
@@ -131,6 +137,16 @@ impl GoldDoc {
             }
             _ => to_yaml(&doc),
         }
+    }
+}
+
+impl GoldDoc {
+    /// Sets the top-level `verify_sample` (SPEC "Gating on model labels"):
+    /// after `queries` in YAML and JSON, the first line of a JSONL file.
+    pub fn set_verify_sample(&mut self, draw: Value) {
+        self.top
+            .get_or_insert_with(Map::new)
+            .insert("verify_sample".into(), draw);
     }
 }
 

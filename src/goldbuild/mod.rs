@@ -20,6 +20,7 @@ pub mod provenance;
 pub mod sample;
 pub mod sheet;
 pub mod suggest;
+pub mod verify;
 
 use sha2::{Digest, Sha256};
 

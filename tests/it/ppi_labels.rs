@@ -254,3 +254,180 @@ fn import_with_model_writes_both_label_sets() {
     ]);
     assert_eq!(o.code, 2, "{}\n{}", o.stdout, o.stderr);
 }
+
+/// Stratum a: a00..a24 with model grades and a99 without; stratum b:
+/// b00..b11 with model grades. Written b first, each stratum backwards:
+/// the draw depends on ids and stratum names, not the file's order.
+fn draw_gold() -> String {
+    let mut g = String::from("version: 1\nqueries:\n");
+    for i in (0..12).rev() {
+        g += &format!(
+            "- id: b{i:02}\n  text: query b{i:02}\n  stratum: b\n  model:\n    c{i}: 2\n    d{i}: 0\n"
+        );
+    }
+    g += "- id: a99\n  stratum: a\n  relevant:\n    x: 1\n";
+    for i in (0..25).rev() {
+        g += &format!("- id: a{i:02}\n  stratum: a\n  model:\n    c{i}: 1\n");
+    }
+    g
+}
+
+/// The draw equals scripts/verify_sample_reference.py's (ChaCha8 from the
+/// specification, checked against the `cryptography` package's ChaCha20;
+/// PCG32 seeding; Lemire's bounded integers; Fisher-Yates): seed 42 draws
+/// a00 a05 a17 a20 a23 and b01 b03 b04 b06 b08, seed 43 a02 a08 a10 a17
+/// a20 and b01 b02 b04 b08 b09.
+#[test]
+fn verify_sample_draws_as_the_reference_and_records_the_draw() {
+    let p = TestProject::new().with_file("g.yaml", draw_gold());
+    let seed42 = [
+        "a00", "a05", "a17", "a20", "a23", "b01", "b03", "b04", "b06", "b08",
+    ];
+    let seed43 = [
+        "a02", "a08", "a10", "a17", "a20", "b01", "b02", "b04", "b08", "b09",
+    ];
+    let verify = |seed: &str, out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "gold",
+            "verify-sample",
+            "--gold",
+            "g.yaml",
+            "--per-stratum",
+            "5",
+            "--seed",
+            seed,
+            "--output",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        p.bare(&a)
+    };
+    let o = verify("42", "v.jsonl", &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr
+            .contains("drew 10 queries from 2 strata (seed 42): 15 pairs to grade"),
+        "{}",
+        o.stderr
+    );
+    let doc: Value = serde_saphyr::from_str(&p.read("g.yaml")).unwrap();
+    assert_eq!(doc["verify_sample"]["seed"], json!(42));
+    assert_eq!(doc["verify_sample"]["ids"], json!(seed42));
+    assert!(doc["verify_sample"]["drawn_at"].as_str().unwrap().ends_with('Z'));
+    // The sheet: each drawn query's model-graded pairs, ungraded.
+    let rows: Vec<Value> = p
+        .read("v.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 5 + 5 * 2);
+    assert_eq!(
+        (
+            rows[0]["query_id"].as_str(),
+            rows[0]["chunk_id"].as_str(),
+            rows[0]["stratum"].as_str()
+        ),
+        (Some("a00"), Some("c0"), Some("a"))
+    );
+    assert_eq!(
+        (
+            rows[5]["query_id"].as_str(),
+            rows[5]["chunk_id"].as_str(),
+            rows[5]["query"].as_str()
+        ),
+        (Some("b01"), Some("c1"), Some("query b01"))
+    );
+    assert!(
+        rows.iter().all(|r| r["grade"].is_null() && r["source"].is_null()),
+        "{rows:?}"
+    );
+    // Validate counts the draw, none of it verified yet.
+    let (_, v) = p.json(&["gold", "validate", "--gold", "g.yaml"]);
+    assert_eq!(v["labeling"][0]["drawn_unverified"], json!(10));
+    // The same seed again: the same draw, the record stands.
+    let o = verify("42", "again.jsonl", &["--show-model"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows: Vec<Value> = p
+        .read("again.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        (rows[5]["grade"].as_i64(), rows[5]["source"].as_str()),
+        (Some(2), Some("model"))
+    );
+    // Another seed is refused (exit 2) unless the old draw is discarded.
+    let o = verify("43", "other.jsonl", &[]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("records a draw already (seed 42, 10 queries"),
+        "{}",
+        o.stderr
+    );
+    let o = verify("43", "other2.jsonl", &["--replace"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let doc: Value = serde_saphyr::from_str(&p.read("g.yaml")).unwrap();
+    assert_eq!(doc["verify_sample"]["ids"], json!(seed43));
+    // An existing sheet is never overwritten.
+    let o = verify("43", "v.jsonl", &[]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("exists"), "{}", o.stderr);
+}
+
+/// JSON and JSONL gold sets take the record too (JSONL: a line of its
+/// own), and read back with it; a fraction rounds up per stratum.
+#[test]
+fn verify_sample_records_in_json_and_jsonl() {
+    let yaml: Value = serde_saphyr::from_str(&draw_gold()).unwrap();
+    let jsonl: String = yaml["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| format!("{q}\n"))
+        .collect();
+    let p = TestProject::new()
+        .with_file("g.json", serde_json::to_string_pretty(&yaml).unwrap())
+        .with_file("g.jsonl", jsonl);
+    for g in ["g.json", "g.jsonl"] {
+        let out = format!("{g}.sheet.jsonl");
+        // 0.1 of 25 is 2.5 -> 3; of 12, 1.2 -> 2.
+        let o = p.bare(&[
+            "gold",
+            "verify-sample",
+            "--gold",
+            g,
+            "--fraction",
+            "0.1",
+            "--seed",
+            "42",
+            "--output",
+            &out,
+        ]);
+        assert_eq!(o.code, 0, "{g}: {}", o.stderr);
+        let (code, v) = p.json(&["gold", "stats", "--gold", g]);
+        assert_eq!(code, 0);
+        // Strata in file order: b, then a.
+        assert_eq!(v["labeling"][1]["stratum"], json!("b"), "{g}");
+        assert_eq!(v["labeling"][1]["drawn"], json!(2), "{g}");
+        assert_eq!(v["labeling"][2]["drawn"], json!(3), "{g}");
+    }
+    assert!(
+        p.read("g.jsonl").starts_with("{\"verify_sample\":{\"seed\":42,"),
+        "{}",
+        p.read("g.jsonl")
+    );
+    let o = p.bare(&[
+        "gold",
+        "verify-sample",
+        "--gold",
+        "g.json",
+        "--fraction",
+        "1.5",
+        "--seed",
+        "1",
+        "--output",
+        "x.jsonl",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+}
