@@ -32,6 +32,7 @@ mod memory;
 mod model;
 mod native;
 mod qrels;
+mod views;
 mod write;
 
 use index::{id_hash, id_prefix, QueryIndex};
@@ -40,6 +41,7 @@ pub use memory::MemoryGold;
 pub use model::*;
 use native::parse_native;
 use qrels::{parse_qrels, read_strata_file};
+pub use views::LabelView;
 pub use write::{id_of, to_yaml, GoldDoc};
 #[derive(Debug, Clone)]
 pub struct GoldSet {
