@@ -659,6 +659,9 @@ pub struct VerifySampleArgs {
     /// Discard a draw the gold set records already
     #[arg(long)]
     pub replace: bool,
+    /// Chunk texts for the people grading: JSONL {"id", "text"}
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -615,6 +615,7 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
     };
     Guard::default()
         .file(&args.gold, "the gold set (--gold)")
+        .maybe(args.corpus.as_ref(), "the corpus")
         .check(Some(sheet_path))?;
     if sheet_path.exists() {
         return Err(usage_error(
@@ -636,7 +637,14 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
         ));
     }
     let drawn = verify::draw(&gold, size, args.seed);
-    let rows = verify::sheet_rows(&gold, &drawn, args.show_model);
+    let mut rows = verify::sheet_rows(&gold, &drawn, args.show_model);
+    if let Some(corpus) = &args.corpus {
+        let wanted: std::collections::HashSet<&str> = rows.iter().map(|r| r.chunk_id.as_str()).collect();
+        let texts = pool::corpus_texts(corpus, &wanted)?;
+        for r in &mut rows {
+            r.text = texts.get(&r.chunk_id).cloned();
+        }
+    }
     let sample = crate::gold::VerifySample {
         seed: args.seed,
         ids: drawn.iter().map(|&i| gold.queries[i].id.clone()).collect(),

@@ -345,7 +345,8 @@ fn verify_sample_draws_as_the_reference_and_records_the_draw() {
     let (_, v) = p.json(&["gold", "validate", "--gold", "g.yaml"]);
     assert_eq!(v["labeling"][0]["drawn_unverified"], json!(10));
     // The same seed again: the same draw, the record stands.
-    let o = verify("42", "again.jsonl", &["--show-model"]);
+    p.write("corpus.jsonl", "{\"id\": \"c1\", \"text\": \"chunk one\"}\n");
+    let o = verify("42", "again.jsonl", &["--show-model", "--corpus", "corpus.jsonl"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let rows: Vec<Value> = p
         .read("again.jsonl")
@@ -356,6 +357,11 @@ fn verify_sample_draws_as_the_reference_and_records_the_draw() {
         (rows[5]["grade"].as_i64(), rows[5]["source"].as_str()),
         (Some(2), Some("model"))
     );
+    assert_eq!(
+        (rows[5]["chunk_id"].as_str(), rows[5]["text"].as_str()),
+        (Some("c1"), Some("chunk one"))
+    );
+    assert!(rows[6]["text"].is_null());
     // Another seed is refused (exit 2) unless the old draw is discarded.
     let o = verify("43", "other.jsonl", &[]);
     assert_eq!(o.code, 2, "{}", o.stderr);
