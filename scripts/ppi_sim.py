@@ -73,6 +73,7 @@ STRATA = [
     ("misc", 0.70, [0.4, 0.3, 0.2, 0.1]),
 ]
 Z95 = 1.959963984540054
+RGATE_NAMES = {"recall@10": "recall@10", "hit@10": "hit_rate@10"}
 
 
 def wilson(k, n, z=Z95):
@@ -325,15 +326,16 @@ def bin_estimate(binary, world, args):
     """rgate's PPI interval for the baseline's mean (micro, `all`)."""
     with tempfile.TemporaryDirectory() as d:
         gold, run = write_world(world, d, args)
-        cmd = [binary, "eval", "--gold", gold, "--run", run, "--metrics", args.metric,
+        name = RGATE_NAMES[args.metric]
+        cmd = [binary, "eval", "--gold", gold, "--run", run, "--metrics", name,
                "--labels", "ppi", "--format", "json", "--resamples", "0"]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit("rgate failed (%d): %s\n%s" % (done.returncode, " ".join(cmd), done.stderr))
         doc = json.loads(done.stdout)
-    entry = doc.get("ppi", {}).get(args.metric, {}).get("all")
+    entry = doc.get("ppi", {}).get(name, {}).get("all")
     if not isinstance(entry, dict):
-        sys.exit("no ppi.%s.all in rgate's JSON; keys: %s" % (args.metric, sorted(doc)))
+        sys.exit("no ppi.%s.all in rgate's JSON; keys: %s" % (name, sorted(doc)))
     lo = entry.get("ci_low", (entry.get("interval") or [None, None])[0])
     hi = entry.get("ci_high", (entry.get("interval") or [None, None])[1])
     return entry.get("mean"), lo, hi

@@ -60,6 +60,19 @@
 //!   queries, lengths that differ, a non-finite value) is refused
 //!   ([`PpiError`]); the library's callers turn that into an input error.
 //!
+//! # Measured limits (scripts/ppi_sim.py, 1,000 worlds each)
+//! Four strata of 5-200 queries, a judge with 15% false positives and 5%
+//! false negatives per pair, 15% of each stratum verified (at least 10):
+//! for recall@10, 95% intervals of the mean cover the mean over all queries
+//! with true labels 0.952 (people-only 0.964), always narrower than
+//! people-only (effective n x1.37). The interval is a normal one with a
+//! lambda tuned on the same few verified pairs, and it shares the Wald
+//! interval's weakness at small n: with a binary metric near 1 (hit@10,
+//! where that judge is nearly uninformative) coverage falls to 0.908
+//! (people-only 0.944), and sparse paired deltas (most queries unchanged)
+//! cover 0.81-0.90 with both estimators, since ten verified queries often
+//! show no change at all. Student's t quantiles recover little (0.915).
+//!
 //! The same estimator serves means (per-query metric values) and paired
 //! deltas (per-query current minus baseline values, each computed with the
 //! model's labels and with the people's): it is a mean of numbers either way.
