@@ -261,7 +261,14 @@ def estimates(world, args):
                 "weights": w,
                 "lambda": [p[4] for p in parts],
             }
+        # Each stratum's own interval against its own finite mean.
+        out[(key, "strata")] = [
+            (len(v), p, t.mean()) for p, (_, t, v) in zip(parts, strata)
+        ]
     return out
+
+
+BINS = [(1, 9, "people-only (< 10)"), (10, 14, "10-14"), (15, 29, "15-29"), (30, 10**9, "30+")]
 
 
 def check_against_ppi_python(world, args):
@@ -370,6 +377,7 @@ def main():
     bias = {k: [] for k in keys}
     fails = {e: 0 for e in ("ppi", "ppi-t", "people", "model")}
     lambdas = []
+    by_n = {(q, b[2], e): [0, 0] for q in ("mean", "delta") for b in BINS for e in ("ppi", "people")}
     bin_cover = {"finite": 0, "population": 0, "narrower": 0, "agree": 0}
 
     for _ in range(args.trials):
@@ -392,6 +400,13 @@ def main():
                 ratio[(q, w)].append(e["ppi"][1] / e["people"][1])
             bias[(q, w)].append(e["model"][0] - e["finite"])
         lambdas.extend(est[("mean", "micro")]["lambda"])
+        for q in ("mean", "delta"):
+            for nv, p, target in est[(q, "strata")]:
+                label = next(b[2] for b in BINS if b[0] <= nv <= b[1])
+                for name, (m, se) in (("ppi", p[:2]), ("people", p[2:4])):
+                    cell = by_n[(q, label, name)]
+                    cell[0] += abs(m - target) <= Z95 * se
+                    cell[1] += 1
         for name in fails:
             e = est[("delta", "micro")]
             m, se = e["ppi" if name == "ppi-t" else name]
@@ -425,6 +440,12 @@ def main():
               "(effective n x%.2f)" % (rate(narrower[k], n), rate(not_wider[k], n), np.median(r),
                                        np.median(1 / r ** 2)))
         print("  model-only bias vs finite target: mean %+.4f" % np.mean(bias[k]))
+    print("\nper stratum, 95% coverage of the stratum's finite mean by verified queries:")
+    for q in ("mean", "delta"):
+        for b in BINS:
+            cells = [by_n[(q, b[2], e)] for e in ("ppi", "people")]
+            if cells[0][1]:
+                print("  %-5s n %-18s ppi %s; people %s" % (q, b[2], rate(*cells[0]), rate(*cells[1])))
     what = "caught the drop" if args.drop > 0 else "false alarm (no drop on average)"
     print("\ngate, delta micro, p_below(0) < %.3f, %s:" % (args.alpha, what))
     for name in kinds:
