@@ -48,7 +48,7 @@ set (`model`, `verified`, `verify_sample`) and a JSONL run, and reads the
 
 usage: scripts/ppi_sim.py [--trials 1000] [--seed 1] [--fraction 0.15]
        [--fp 0.15] [--fn 0.05] [--drop 0.08] [--metric recall@10]
-       [--bin target/release/rgate] [--check-ppi-python]
+       [--bin target/release/rgate] [--check-ppi-python] [--write-world DIR]
 """
 
 import argparse
@@ -362,12 +362,18 @@ def main():
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--metric", choices=["recall@10", "hit@10"], default="recall@10")
     ap.add_argument("--bin", help="an rgate binary with --labels ppi")
+    ap.add_argument("--write-world", metavar="DIR",
+                    help="write the first world's gold set and run into DIR and stop")
     ap.add_argument("--check-ppi-python", action="store_true",
                     help="compare the numpy PPI with ppi-python on every trial")
     args = ap.parse_args()
 
-    pop = population_means(args)
     rng = np.random.default_rng(args.seed)
+    if args.write_world:
+        os.makedirs(args.write_world, exist_ok=True)
+        print("\n".join(write_world(draw_world(rng, args), args.write_world, args)))
+        return
+    pop = population_means(args)
     keys = [(q, w) for q in ("mean", "delta") for w in ("micro", "macro")]
     kinds = ("ppi", "ppi-t", "people", "model")
     cover = {(k, e, t): 0 for k in keys for e in kinds for t in ("finite", "population")}
