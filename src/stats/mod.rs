@@ -23,6 +23,8 @@
 //!   one retriever (Holm 1979).
 //! - [`interval`]: intervals on metric means (not deltas) for `eval`:
 //!   stratified bootstrap, expanded percentile (Hesterberg 2015).
+//! - [`ppi`]: prediction-powered inference (PPI++) for means and deltas
+//!   when a model graded every query and people a random sample of them.
 //! - [`min_detectable_drop`] / [`queries_needed`]: the normal-approximation
 //!   power calculation that tells a user whether the gold set can enforce a
 //!   tolerance at all (Cohen 1988, ch. 2).
@@ -83,6 +85,7 @@ pub mod envelope;
 mod inference;
 pub mod interval;
 mod power;
+pub mod ppi;
 mod quantile;
 mod randomization;
 pub mod signflip;

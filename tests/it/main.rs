@@ -56,6 +56,7 @@ mod measures_ir_measures;
 mod measures_trec_eval;
 mod neutralise;
 mod power;
+mod ppi_conformance;
 mod processes;
 mod properties_eval;
 mod properties_gate;
