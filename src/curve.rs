@@ -389,7 +389,7 @@ mod tests {
     fn blocks_of_cutoffs_give_the_whole_curve() {
         use crate::gold::{GoldFormat, GoldQuery, Label};
         use crate::judge::Hit;
-        let queries: Vec<GoldQuery> = (0..40)
+        let queries: Vec<GoldQuery> = (0..40usize)
             .map(|q| GoldQuery {
                 id: format!("q{q:02}"),
                 text: None,
@@ -398,7 +398,7 @@ mod tests {
                 labels: (0..1 + q % 3)
                     .map(|l| Label {
                         id: format!("d{l}"),
-                        grade: 1 + (l as i32 % 2),
+                        grade: 1 + (l % 2) as i32,
                     })
                     .collect(),
             })
@@ -406,23 +406,25 @@ mod tests {
         let strata = vec!["a".into(), "b".into(), "c".into()];
         let gold = GoldSet::from_parts("g.yaml", GoldFormat::Yaml, queries, strata).unwrap();
         let contexts = crate::judge::contexts(&gold, 1);
-        let ranking = |q: usize, shift: u32| Ranking {
-            num_ret: 30,
-            hits: (0..1 + q % 3)
-                .map(|l| Hit {
-                    rank: 1 + ((q as u32 * 7 + l as u32 * 11 + shift) % 30),
-                    grade: 1 + (l as i32 % 2),
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .fold(Vec::new(), |mut v: Vec<Hit>, h| {
-                    if !v.iter().any(|x| x.rank == h.rank) {
-                        v.push(h);
-                    }
-                    v.sort_by_key(|h| h.rank);
-                    v
-                }),
-            chunks: None,
+        // Label l of query q at a rank that moves with q, l and the shift;
+        // labels that meet at one rank keep the first.
+        let ranking = |q: usize, shift: usize| {
+            let mut hits: Vec<Hit> = Vec::new();
+            for l in 0..1 + q % 3 {
+                let rank = 1 + ((q * 7 + l * 11 + shift) % 30) as u32;
+                if !hits.iter().any(|h| h.rank == rank) {
+                    hits.push(Hit {
+                        rank,
+                        grade: 1 + (l % 2) as i32,
+                    });
+                }
+            }
+            hits.sort_by_key(|h| h.rank);
+            Ranking {
+                num_ret: 30,
+                hits,
+                chunks: None,
+            }
         };
         let rankings: Vec<Ranking> = (0..40).map(|q| ranking(q, 0)).collect();
         let candidates: Vec<Ranking> = (0..40).map(|q| ranking(q, 5)).collect();
