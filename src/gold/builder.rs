@@ -25,6 +25,8 @@ pub(super) struct Builder<'a> {
     pub(super) index: QueryIndex,
     pub(super) extras: HashMap<usize, QueryExtra>,
     pub(super) provenance: ProvenanceMap,
+    /// Whether the provenance read is kept (else checked and dropped).
+    pub(super) keep_provenance: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -37,6 +39,7 @@ impl<'a> Builder<'a> {
             index: QueryIndex::default(),
             extras: HashMap::new(),
             provenance: ProvenanceMap::new(),
+            keep_provenance: true,
         }
     }
 
