@@ -63,6 +63,9 @@ Scenarios (`--only`, comma-separated letters):
       rule at max_drop 0 and under init's rules (and the same unchanged)
   (n) (a) for err@10, bpref and num_rel_ret
   (o) = `--only b --b-checks 15 --b-weighting macro --b-retrievers 6`
+  (p) an unchanged re-run that moves exactly K of 90 queries (hit_rate@1,
+      each moved query a hit in one run and a miss in the other by a fair
+      coin): exit-1 rate per K and test at max_drop 0
 
 A scenario that does not loop over tests writes no `test:` key, so the
 binary's default test decides (`--test` writes one; (e), (f), (i) and (k)
@@ -73,7 +76,7 @@ Rates come with 95% Wilson intervals (Wilson 1927; Brown, Cai and DasGupta
 2001, "Interval estimation for a binomial proportion").
 
     python3 scripts/calibrate_binary.py [--bin target/release/rgate] [--trials 300]
-        [--only a,b,c,d,e,f,g,h,i,j,k,l,m,n,o] [--json out.json] [--test T]
+        [--only a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p] [--json out.json] [--test T]
 
 Standard library only. Deterministic for a given --seed.
 """
@@ -1319,6 +1322,42 @@ def sc_power_other(runner, audit, trials, seed, tol=0.0, kmin=3):
     return power_at_mde(runner, audit, trials, seed + 5, w, cases, tol, "n", kmin)
 
 
+def sc_sparse_moves(runner, audit, trials, seed, ks, tests, n=90):
+    """(p) an unchanged re-run that moves exactly K of n queries: one stratum,
+    one relevant chunk a query, each baseline query a hit at rank 1 with
+    probability 0.7; K queries chosen at random are a hit in one run and a
+    miss in the other, which run by a fair coin (so baseline and current
+    are exchangeable: nothing changed). Rule {hit_rate@1, max_drop 0,
+    overall}; exit-1 rate per K and test. A valid test fails at most alpha
+    at every K; a drop carried by K lost queries cannot be told from this
+    world's all-one-way draws, which happen 2^-K of the time."""
+    out = []
+    for test in tests:
+        cfg = config_yaml(["sim"], [{"metric": "hit_rate@1", "max_drop": 0, "strata": "overall"}], test=test, metrics=["hit_rate@1"])
+        for k in ks:
+            rng = random.Random(seed * 71 + k)
+            qs = [Query(f"q-{i:03d}", "s0", 0.5, [2]) for i in range(n)]
+            w = World([], seed)
+            w.strata, w.queries = ["s0"], qs
+            fails, used = 0, None
+            for _ in range(trials):
+                hits = [rng.random() < 0.7 for _ in range(n)]
+                cur = list(hits)
+                for i in rng.sample(range(n), k):
+                    a = rng.random() < 0.5
+                    hits[i], cur[i] = a, not a
+                base = [[(0, 0)] if h else [] for h in hits]
+                now = [[(0, 0)] if h else [] for h in cur]
+                code, rep = runner.gate(w, {"sim": (base, now)}, cfg)
+                audit.add("p", rep)
+                used = find(rep, "sim", "hit_rate@1", "all")["test"]
+                fails += code == 1
+            r = rate(fails, trials)
+            out.append({"test": test, "test_used": used, "k": k, "n": n, "exit1": r})
+            print(f"(p) unchanged, {k} of {n} queries moved at random, test {test} [{used}]: exit 1 {fmt_rate(r)}", flush=True)
+    return out
+
+
 def check_metrics(runner, seed, extra_metrics=()):
     """This script's metric values equal `rgate eval`'s: on one drawn run of
     the 30-rank world, and on ANN-noised 50-rank runs (scenario j's, deep
@@ -1405,6 +1444,8 @@ def main():
     ap.add_argument("--m-drop", default="lowest-out", choices=("lowest-out", "top-down"), help="(m): how the recall@10 drop arrives")
     ap.add_argument("--n-tol", type=float, default=0.0, help="(n): max_drop of the rule")
     ap.add_argument("--n-kmin", default="3", help="(n): the smallest k a drop may use, comma-separated for several runs")
+    ap.add_argument("--p-k", default="3,4,5,6,8,12,20", help="(p): numbers of moved queries")
+    ap.add_argument("--p-tests", default="default,t-test,bootstrap", help="(p): tests (`default`: no test: key)")
     ap.add_argument("--json", default=None, help="also write every figure here")
     ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
     args = ap.parse_args()
@@ -1467,6 +1508,8 @@ def main():
             res["l_sweep"] = sc_sweep(runner, args.l_sweep_trials or max(3, T // 20), args.seed)
         if "m" in only:
             res["m_recall_power"] = sc_recall_power(runner, audit, T, args.seed, init_rules, [float(c) for c in args.m_churn.split(",")], args.m_drop)
+        if "p" in only:
+            res["p_sparse_moves"] = sc_sparse_moves(runner, audit, T, args.seed, [int(x) for x in args.p_k.split(",")], args.p_tests.split(","))
         if "n" in only:
             res["n_power_other"] = [row for kmin in args.n_kmin.split(",") for row in sc_power_other(runner, audit, T, args.seed, args.n_tol, int(kmin))]
         res["g_bound_audit"] = {

@@ -95,7 +95,7 @@ pub fn size(n: u64) -> String {
 }
 
 /// `n` with its thousands grouped: `536,870,913`.
-fn grouped(n: u64) -> String {
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -166,34 +166,55 @@ pub fn open(path: &Path, what: &str, hint: &str) -> Result<File> {
 /// read is refused when it gets there, having held at most `limit + 1`
 /// bytes.
 pub fn read(path: &Path, what: &str, limit: u64, hint: &str) -> Result<Vec<u8>> {
-    let file = open(path, what, hint)?;
-    let too_large = |msg: String| {
-        input_error_hint(
-            path,
-            None,
-            msg,
-            format!("check the path: no {what} is this large (README, \"Input limits\"), so this is likely another file"),
-        )
-    };
+    let file = open_within(path, what, limit, hint)?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len > limit {
-        return Err(too_large(format!(
-            "{} bytes is more than the {} a {what} may be",
-            grouped(len),
-            size(limit)
-        )));
-    }
     let mut out = Vec::with_capacity(len as usize);
     file.take(limit + 1)
         .read_to_end(&mut out)
         .map_err(|e| input_error_hint(path, None, format!("cannot read {what}: {e}"), hint.to_string()))?;
     if out.len() as u64 > limit {
-        return Err(too_large(format!(
-            "grew past the {} a {what} may be while read",
-            size(limit)
-        )));
+        return Err(grew_past(path, what, limit));
     }
     Ok(out)
+}
+
+/// [`open`], refusing a file larger than `limit` before reading any of
+/// it: for a whole-file input read in pieces (a sheet read a row at a
+/// time), which reads through `take(limit + 1)` and calls [`grew_past`]
+/// when it got more than `limit` bytes.
+pub fn open_within(path: &Path, what: &str, limit: u64, hint: &str) -> Result<File> {
+    let file = open(path, what, hint)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > limit {
+        return Err(too_large(
+            path,
+            what,
+            format!(
+                "{} bytes is more than the {} a {what} may be",
+                grouped(len),
+                size(limit)
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+/// The refusal of a file that grew past its limit while read.
+pub fn grew_past(path: &Path, what: &str, limit: u64) -> anyhow::Error {
+    too_large(
+        path,
+        what,
+        format!("grew past the {} a {what} may be while read", size(limit)),
+    )
+}
+
+fn too_large(path: &Path, what: &str, msg: String) -> anyhow::Error {
+    input_error_hint(
+        path,
+        None,
+        msg,
+        format!("check the path: no {what} is this large (README, \"Input limits\"), so this is likely another file"),
+    )
 }
 
 /// [`read`], but `None` when nothing is at `path` (a dangling link counts

@@ -546,7 +546,7 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
         .file(&args.sheet, "the sheet")
         .file(&args.into, "the gold set it merges into (--into)")
         .check(global.output.as_deref())?;
-    let rows = sheet::read(&args.sheet)?;
+    let rows = sheet::read_grades(&args.sheet)?;
     let report = import::import(
         &rows,
         &args.into,

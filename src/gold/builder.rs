@@ -28,6 +28,8 @@ pub(super) struct Builder<'a> {
     pub(super) extras: HashMap<usize, QueryExtra>,
     pub(super) provenance: ProvenanceMap,
     pub(super) labeling: Labeling,
+    /// Whether the provenance read is kept (else checked and dropped).
+    pub(super) keep_provenance: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -41,6 +43,7 @@ impl<'a> Builder<'a> {
             extras: HashMap::new(),
             provenance: ProvenanceMap::new(),
             labeling: Labeling::default(),
+            keep_provenance: true,
         }
     }
 

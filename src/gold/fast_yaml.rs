@@ -2,12 +2,15 @@
 //! ([`super::write::to_yaml`]) emits, and hand edits of it: block maps and
 //! sequences (indented or not), plain, single- and double-quoted scalars on
 //! one line, literal blocks (`|`, `|-`, `|+`, with or without an
-//! indentation indicator), `[]` and `{}`, blank and comment lines.
+//! indentation indicator), blank and comment lines, and flow collections
+//! (`{a: 1}`, `[x, y]`, on one line or run on over several, as people
+//! write gold sets by hand) of one-line scalars.
 //!
 //! serde-saphyr reads a gold set at about 7 MB/s (100,000 queries with
 //! provenance, 34 MB, took 4.9 s per parse); this reads the same subset at
 //! a few hundred MB/s. It is a fast path only: anything it does not fully
-//! understand — flow collections, anchors, tags, multi-line plain or quoted
+//! understand — a comment inside a flow collection, anchors, tags,
+//! multi-line plain or quoted
 //! scalars, a tab, a carriage return, a plain scalar the YAML 1.2 core
 //! schema could read as anything but a string or a plain integer, an
 //! unknown or repeated field, a value of the wrong type — makes it decline
@@ -16,12 +19,17 @@
 //! it accepts it reads as serde-saphyr does (tests/it/gold_speed.rs and
 //! the tests below compare the two on files rgate writes and on hand-made
 //! variants).
+//!
+//! Queries are read one at a time, each turned into a [`FastQuery`] before
+//! the next is read, and a provenance nobody asked for is dropped as read:
+//! what is held is the queries' labels, not a tree of the whole file.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::native::ProvenanceUse;
 use super::{Label, Opinion, Provenance, SpanLabel, VerifySample};
 
 /// A query as the fast path read it, with the lines of its id and stratum.
@@ -50,10 +58,61 @@ pub(super) struct FastFile {
 }
 
 /// The queries of a gold set in rgate's block YAML, or `None` when the
-/// text is anything else (then serde-saphyr reads it). `provenance`: read
-/// each query's provenance (else it is checked for shape only, and
-/// skipped, as the general reader skips it).
-pub(super) fn parse(text: &str, provenance: bool) -> Option<FastFile> {
+/// text is anything else (then serde-saphyr reads it). `provenance`: what
+/// to do with each query's provenance; under [`ProvenanceUse::Check`] a
+/// query keeps only one that fails the checks, for the builder to report
+/// in its turn (the records of 100,000 good queries are not held).
+pub(super) fn parse(text: &str, provenance: ProvenanceUse) -> Option<FastFile> {
+    let top = top_level(text, |q| query(q, provenance))?;
+    let verify_sample = match top.verify_sample {
+        Some((v, inline_line)) => Some(sample(v, inline_line)?),
+        None => None,
+    };
+    Some(FastFile {
+        queries: top.queries,
+        verify_sample,
+    })
+}
+
+/// A gold file in the fast path's subset as the values serde-saphyr reads
+/// it into (`gold import` edits the document as values): the top-level
+/// map, with `queries` as null where it stands, and the queries; `None`
+/// for anything else. Scalars are typed as in `answer` and `meta` (a
+/// string, a plain integer, `true`, `false`, `null`); any other plain
+/// scalar declines.
+pub(crate) fn document(text: &str) -> Option<(Map<String, Value>, Vec<Value>)> {
+    let top = top_level(text, value)?;
+    let mut verify_sample = top.verify_sample.map(|(v, _)| v);
+    let mut map = Map::new();
+    for k in top.keys {
+        let v = match k {
+            "version" => Value::from(1),
+            // As written: `gold verify-sample` replaces it whole.
+            "verify_sample" => value(verify_sample.take()?)?,
+            _ => Value::Null,
+        };
+        map.insert(k.into(), v);
+    }
+    Some((map, top.queries))
+}
+
+/// The top level of a gold file as [`top_level`] reads it.
+struct TopLevel<'t, T> {
+    /// The keys in their order.
+    keys: Vec<&'static str>,
+    /// What `each` made of each query.
+    queries: Vec<T>,
+    /// `verify_sample`'s value (one map, a few lines, kept as nodes), and
+    /// the line of its key when the value starts on that line (a flow map).
+    verify_sample: Option<(Node<'t>, Option<usize>)>,
+}
+
+/// The top-level map of a gold file (`version: 1`, `queries:` and
+/// `verify_sample:`, nothing else), each query handed to `each` as soon as
+/// it is read and its tree of nodes dropped, so the nodes of one query are
+/// held at a time, not those of the whole file (100,000 queries with
+/// provenance made a tree of about 600 MB).
+fn top_level<'t, T>(text: &'t str, mut each: impl FnMut(Node<'t>) -> Option<T>) -> Option<TopLevel<'t, T>> {
     if !plain_text(text) {
         return None;
     }
@@ -66,38 +125,78 @@ pub(super) fn parse(text: &str, provenance: bool) -> Option<FastFile> {
     if first.indent != 0 {
         return None;
     }
-    let top = p.map_at(0, None)?;
-    if p.peek().is_some() {
-        return None;
-    }
-    let Node::Map(top) = top else { return None };
-    let mut queries = None;
+    let mut keys = Vec::new();
+    let mut queries: Option<Vec<T>> = None;
     let mut version = false;
     let mut verify_sample = None;
-    for (k, v) in top {
-        match (k.text.as_ref(), v) {
-            ("version", Node::Scalar(s)) if !version && s.plain && s.text == "1" => version = true,
-            ("queries", Node::Seq(items)) if queries.is_none() => queries = Some(items),
-            ("verify_sample", v) if verify_sample.is_none() => verify_sample = Some(sample(v)?),
+    while let Some(l) = p.peek() {
+        if l.indent != 0 || is_seq_entry(p.content(l, l.start)) {
+            return None;
+        }
+        let (k, after) = p.key(l, l.start)?;
+        let rest = p.content(l, after);
+        let inline = !rest.trim_start_matches(' ').is_empty();
+        match k.text.as_ref() {
+            "queries" if queries.is_none() => {
+                let mut out = Vec::new();
+                if inline {
+                    let Node::Seq(items) = p.inline_value(l, after, Within::Map(0))? else {
+                        return None;
+                    };
+                    for q in items {
+                        out.push(each(q)?);
+                    }
+                } else {
+                    p.next_line(l.end);
+                    let next = p.peek()?;
+                    if !is_seq_entry(p.content(next, next.start + next.indent)) {
+                        return None;
+                    }
+                    p.seq_items(next.indent, |q| {
+                        out.push(each(q)?);
+                        Some(())
+                    })?;
+                }
+                queries = Some(out);
+                keys.push("queries");
+            }
+            "version" if !version && inline => match p.inline_value(l, after, Within::Map(0))? {
+                Node::Scalar(s) if s.plain && s.text == "1" => {
+                    version = true;
+                    keys.push("version");
+                }
+                _ => return None,
+            },
+            "verify_sample" if verify_sample.is_none() => {
+                let v = if inline {
+                    (p.inline_value(l, after, Within::Map(0))?, Some(k.line))
+                } else {
+                    p.next_line(l.end);
+                    (p.block_value(0)?, None)
+                };
+                verify_sample = Some(v);
+                keys.push("verify_sample");
+            }
             _ => return None,
         }
+        if p.peek().is_some_and(|next| next.indent > 0) {
+            return None;
+        }
     }
-    let queries = queries?
-        .into_iter()
-        .map(|q| query(q, provenance))
-        .collect::<Option<_>>()?;
-    Some(FastFile {
-        queries,
+    Some(TopLevel {
+        keys,
+        queries: queries?,
         verify_sample,
     })
 }
 
-/// `verify_sample: {seed, ids, drawn_at}` in block style, each field once,
-/// with the line its map starts on (its first key's, where serde-saphyr
-/// places it); anything else is left to serde-saphyr.
-fn sample(v: Node) -> Option<(VerifySample, usize)> {
+/// `verify_sample: {seed, ids, drawn_at}`, each field once, with the line
+/// serde-saphyr places the map on: its first key's for a block map, the
+/// line of `verify_sample:` (`inline_line`) for a flow map; anything else
+/// is left to serde-saphyr.
+fn sample(v: Node, inline_line: Option<usize>) -> Option<(VerifySample, usize)> {
     let Node::Map(fields) = v else { return None };
-    let line = fields.first()?.0.line;
+    let line = inline_line.or_else(|| fields.first().map(|f| f.0.line))?;
     let (mut seed, mut ids, mut drawn_at) = (None, None, None);
     for (k, v) in fields {
         match field(&k)? {
@@ -217,7 +316,7 @@ impl<'t> Parser<'t> {
                 self.next_line(l.end);
                 self.block_value(n)?
             } else {
-                let v = self.inline_value(l, after, n)?;
+                let v = self.inline_value(l, after, Within::Map(n))?;
                 // Nothing deeper may follow a value on its line.
                 if self.peek().is_some_and(|next| next.indent > n) {
                     return None;
@@ -232,6 +331,16 @@ impl<'t> Parser<'t> {
     /// A block sequence whose `- ` sit at column `n`.
     fn seq_at(&mut self, n: usize) -> Option<Node<'t>> {
         let mut items = Vec::new();
+        self.seq_items(n, |item| {
+            items.push(item);
+            Some(())
+        })?;
+        Some(Node::Seq(items))
+    }
+
+    /// The items of a block sequence whose `- ` sit at column `n`, each
+    /// handed to `each` as soon as it is read.
+    fn seq_items(&mut self, n: usize, mut each: impl FnMut(Node<'t>) -> Option<()>) -> Option<()> {
         while let Some(l) = self.peek() {
             if l.indent != n || !is_seq_entry(self.content(l, l.start + n)) {
                 if l.indent > n {
@@ -257,15 +366,15 @@ impl<'t> Parser<'t> {
             let item = if self.key(l, col).is_some() {
                 self.map_at(col - l.start, Some(l))?
             } else {
-                let v = self.inline_value(l, col, usize::MAX)?;
+                let v = self.inline_value(l, col, Within::Seq(n))?;
                 if self.peek().is_some_and(|next| next.indent > n) {
                     return None;
                 }
                 v
             };
-            items.push(item);
+            each(item)?;
         }
-        Some(Node::Seq(items))
+        Some(())
     }
 
     /// The value of a `key:` with nothing after it on its line: a block
@@ -315,11 +424,11 @@ impl<'t> Parser<'t> {
         ))
     }
 
-    /// A value on its line from byte `from`: a scalar, `[]`, `{}`, or a
-    /// literal block (whose lines are consumed; `n` is the indentation of
-    /// the map holding it, `usize::MAX` in a sequence, where the fast path
-    /// takes none). The line is consumed.
-    fn inline_value(&mut self, l: LineAt, from: usize, n: usize) -> Option<Node<'t>> {
+    /// A value on its line from byte `from`: a scalar, a flow collection
+    /// (which may run on over the lines below, deeper than what holds it),
+    /// or a literal block (in a map only). What it took is consumed, up to
+    /// the end of its last line.
+    fn inline_value(&mut self, l: LineAt, from: usize, within: Within) -> Option<Node<'t>> {
         let s = self.content(l, from).trim_start_matches(' ');
         let line = self.line;
         let node = match s.as_bytes().first()? {
@@ -334,13 +443,34 @@ impl<'t> Parser<'t> {
                     line,
                 })
             }
-            b'|' if n != usize::MAX => {
-                self.next_line(l.end);
-                return self.literal(s, n, line);
+            b'|' => match within {
+                Within::Map(n) => {
+                    self.next_line(l.end);
+                    return self.literal(s, n, line);
+                }
+                Within::Seq(_) => return None,
+            },
+            b'{' | b'[' => {
+                let floor = match within {
+                    Within::Map(n) | Within::Seq(n) => n,
+                };
+                let mut f = Flow {
+                    text: self.text,
+                    pos: l.end - s.len(),
+                    line,
+                    floor,
+                };
+                let node = f.node(0)?;
+                // Nothing but spaces after the collection, on its last line.
+                let end = memchr::memchr(b'\n', &self.text.as_bytes()[f.pos..])
+                    .map_or(self.text.len(), |e| f.pos + e);
+                if !self.text[f.pos..end].bytes().all(|c| c == b' ') {
+                    return None;
+                }
+                self.line = f.line;
+                self.next_line(end);
+                return Some(node);
             }
-            _ if s.trim_end_matches(' ') == "[]" => Node::Seq(Vec::new()),
-            _ if s.trim_end_matches(' ') == "{}" => Node::Map(Vec::new()),
-            b'{' => flow_map(s.trim_end_matches(' '), line)?,
             _ => {
                 let v = s.trim_end_matches(' ');
                 if !plain_start(v) || v.contains(": ") || v.ends_with(':') || v.contains(" #") {
@@ -437,100 +567,146 @@ fn plain_key_end(s: &str) -> Option<usize> {
     (0..b.len()).find(|&i| b[i] == b':' && (i + 1 == b.len() || b[i + 1] == b' '))
 }
 
+/// Where an inline value sits: in a block map whose keys are at column
+/// `n`, or in a block sequence whose `- ` are at column `n`. A flow
+/// collection's later lines must be indented deeper than that.
+#[derive(Clone, Copy)]
+enum Within {
+    Map(usize),
+    Seq(usize),
+}
+
+/// How deep [`Flow::node`] follows nested flow collections: a whole query
+/// written in flow style nests five deep (query, provenance, record,
+/// opinions, opinion); [`crate::diag::yaml_guard`] bounds nesting anyway.
+const FLOW_DEPTH: usize = 8;
+
+/// A flow collection (`{a: 1, b: [x, y]}`), as hand-written gold sets and
+/// the writer's provenance records use them, on one line or run on over
+/// several. Keys are plain or quoted scalars followed by `: `; values are
+/// scalars or flow collections. Each scalar lies on one line (a quoted
+/// one closes on the line it opens); every later line is indented deeper
+/// than [`Flow::floor`]. Anything else — a comment, a key without a
+/// value, `? `, a trailing comma, JSON's `"a":1` — declines.
+struct Flow<'t> {
+    text: &'t str,
+    pos: usize,
+    line: usize,
+    floor: usize,
+}
+
+impl<'t> Flow<'t> {
+    /// Skips the spaces and line breaks between tokens.
+    fn gap(&mut self) -> Option<()> {
+        let b = self.text.as_bytes();
+        let mut spaced = false;
+        loop {
+            match b.get(self.pos) {
+                Some(b' ') => {
+                    self.pos += 1;
+                    spaced = true;
+                }
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.line += 1;
+                    spaced = true;
+                    let indent = b[self.pos..].iter().take_while(|&&c| c == b' ').count();
+                    match b.get(self.pos + indent) {
+                        None => return None,
+                        Some(b'\n') => {}
+                        Some(_) if indent <= self.floor => return None,
+                        Some(_) => {}
+                    }
+                }
+                Some(b'#') if spaced => return None,
+                _ => return Some(()),
+            }
+        }
+    }
+
+    /// One flow node at the cursor (scalar or collection).
+    fn node(&mut self, depth: usize) -> Option<Node<'t>> {
+        let b = self.text.as_bytes();
+        let close = match b.get(self.pos)? {
+            b'{' => b'}',
+            b'[' => b']',
+            _ => return self.scalar(false).map(Node::Scalar),
+        };
+        if depth >= FLOW_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        self.gap()?;
+        let (mut map, mut seq) = (Vec::new(), Vec::new());
+        if b.get(self.pos) == Some(&close) {
+            self.pos += 1;
+        } else {
+            loop {
+                if close == b'}' {
+                    let k = self.scalar(true)?;
+                    if b.get(self.pos) != Some(&b':') || !matches!(b.get(self.pos + 1), Some(b' ' | b'\n')) {
+                        return None;
+                    }
+                    self.pos += 1;
+                    self.gap()?;
+                    map.push((k, self.node(depth + 1)?));
+                } else {
+                    seq.push(self.node(depth + 1)?);
+                }
+                self.gap()?;
+                match b.get(self.pos)? {
+                    b',' => {
+                        self.pos += 1;
+                        self.gap()?;
+                    }
+                    &c if c == close => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        Some(if close == b'}' {
+            Node::Map(map)
+        } else {
+            Node::Seq(seq)
+        })
+    }
+
+    /// A key (up to its `:`) or a scalar value (up to `,`, a bracket or the
+    /// end of its line) at the cursor.
+    fn scalar(&mut self, key: bool) -> Option<Scalar<'t>> {
+        let b = self.text.as_bytes();
+        let eol = memchr::memchr(b'\n', &b[self.pos..]).map_or(b.len(), |e| self.pos + e);
+        let t: &'t str = &self.text[self.pos..eol];
+        let (text, len, plain) = match t.as_bytes().first()? {
+            b'"' | b'\'' => {
+                let (text, len) = quoted(t)?;
+                (text, len, false)
+            }
+            _ => {
+                let end = t.find([',', '}', '[', ']', '{']).unwrap_or(t.len());
+                let end = if key {
+                    t[..end].find(": ").unwrap_or(end)
+                } else {
+                    end
+                };
+                let v = t[..end].trim_end_matches(' ');
+                if !plain_start(v) || v.contains(": ") || v.ends_with(':') || v.contains(" #") {
+                    return None;
+                }
+                (Cow::Borrowed(v), v.len(), true)
+            }
+        };
+        let line = self.line;
+        self.pos += len;
+        Some(Scalar { text, plain, line })
+    }
+}
+
 /// Whether a plain scalar may start this way in block context (no
 /// indicator the fast path leaves to serde-saphyr).
-/// A one-line flow map, as the writer gives each provenance record
-/// (`{source: person, labeler: ana, verified: true, opinions: [{grade: 3,
-/// source: model}]}`): keys plain or quoted, values scalars, flow maps, or
-/// flow lists of flow maps, nested at most [`FLOW_DEPTH`] deep. Anything
-/// else (a list of scalars, a comment, text after the `}`, deeper nesting)
-/// declines.
-fn flow_map(s: &str, line: usize) -> Option<Node<'_>> {
-    let mut rest = s;
-    let node = flow_node(&mut rest, line, 0)?;
-    (rest.is_empty() && matches!(node, Node::Map(_))).then_some(node)
-}
-
-/// How deep [`flow_map`] follows nested flow collections: the writer's
-/// deepest is two (a record's list of opinion maps).
-const FLOW_DEPTH: usize = 4;
-
-/// One flow node taken off the front of `r` (and the spaces after it).
-fn flow_node<'t>(r: &mut &'t str, line: usize, depth: usize) -> Option<Node<'t>> {
-    let close = match r.as_bytes().first()? {
-        b'{' => b'}',
-        b'[' => b']',
-        _ => return flow_scalar(r, false, line).map(Node::Scalar),
-    };
-    if depth >= FLOW_DEPTH {
-        return None;
-    }
-    *r = r[1..].trim_start_matches(' ');
-    let (mut map, mut seq) = (Vec::new(), Vec::new());
-    if r.as_bytes().first() == Some(&close) {
-        *r = r[1..].trim_start_matches(' ');
-    } else {
-        loop {
-            if close == b'}' {
-                let k = flow_scalar(r, true, line)?;
-                *r = r.strip_prefix(':')?;
-                if !r.starts_with(' ') {
-                    return None;
-                }
-                *r = r.trim_start_matches(' ');
-                map.push((k, flow_node(r, line, depth + 1)?));
-            } else {
-                // The writer's lists hold records (`opinions`); a list of
-                // scalars in flow style is a hand edit, left to serde-saphyr.
-                if !r.starts_with('{') {
-                    return None;
-                }
-                seq.push(flow_node(r, line, depth + 1)?);
-            }
-            match r.as_bytes().first()? {
-                b',' => *r = r[1..].trim_start_matches(' '),
-                &c if c == close => {
-                    *r = r[1..].trim_start_matches(' ');
-                    break;
-                }
-                _ => return None,
-            }
-        }
-    }
-    Some(if close == b'}' {
-        Node::Map(map)
-    } else {
-        Node::Seq(seq)
-    })
-}
-
-/// One key (up to its `: `) or scalar value (up to `,`, `}` or `]`) of
-/// [`flow_node`], taken off the front of `r`.
-fn flow_scalar<'t>(r: &mut &'t str, key: bool, line: usize) -> Option<Scalar<'t>> {
-    let t: &'t str = r;
-    let (text, len, plain) = match t.as_bytes().first()? {
-        b'"' | b'\'' => {
-            let (text, len) = quoted(t)?;
-            (text, len, false)
-        }
-        _ => {
-            let end = t.find([',', '}', '[', ']', '{']).unwrap_or(t.len());
-            let end = if key {
-                t[..end].find(": ").unwrap_or(end)
-            } else {
-                end
-            };
-            let v = t[..end].trim_end_matches(' ');
-            if !plain_start(v) || v.contains(": ") || v.ends_with(':') || v.contains(" #") {
-                return None;
-            }
-            (Cow::Borrowed(v), end, true)
-        }
-    };
-    *r = t[len..].trim_start_matches(' ');
-    Some(Scalar { text, plain, line })
-}
-
 fn plain_start(s: &str) -> bool {
     match s.as_bytes().first() {
         None => false,
@@ -713,7 +889,7 @@ fn field<'a>(k: &'a Scalar) -> Option<&'a str> {
     (!k.plain || surely_string(&k.text)).then_some(k.text.as_ref())
 }
 
-fn query(node: Node, want_provenance: bool) -> Option<FastQuery> {
+fn query(node: Node, want_provenance: ProvenanceUse) -> Option<FastQuery> {
     let Node::Map(entries) = node else { return None };
     let mut q = FastQuery {
         id: String::new(),
@@ -757,12 +933,19 @@ fn query(node: Node, want_provenance: bool) -> Option<FastQuery> {
                 q.stratum = Some((str_of(s)?, s.line));
             }
             3 => relevant(v, &mut q)?,
-            4 => {
-                let p = provenance(v)?;
-                if want_provenance {
-                    q.provenance = Some(p);
+            // Unwanted, the provenance is dropped as read, never turned
+            // into records: serde-saphyr skips it unread too, whatever its
+            // shape, so this reads what it reads.
+            4 => match want_provenance {
+                ProvenanceUse::Skip => {}
+                ProvenanceUse::Keep => q.provenance = Some(provenance(v)?),
+                ProvenanceUse::Check => {
+                    let p = provenance(v)?;
+                    if super::native::check_provenance(&p).is_err() {
+                        q.provenance = Some(p);
+                    }
                 }
-            }
+            },
             5 => q.answer = Some(value(v)?),
             6 => q.meta = Some(value(v)?),
             7 => {

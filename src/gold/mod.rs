@@ -39,7 +39,7 @@ use index::{id_hash, id_prefix, QueryIndex};
 pub(crate) use index::{same_id, short_word};
 pub use memory::MemoryGold;
 pub use model::*;
-use native::parse_native;
+use native::{parse_native, ProvenanceUse};
 use qrels::{parse_qrels, read_strata_file};
 pub use views::LabelView;
 pub use write::{id_of, to_yaml, GoldDoc};
@@ -299,7 +299,11 @@ impl GoldSet {
                         ),
                     ));
                 }
-                parse_native(path, bytes, format, provenance)?
+                let use_ = match provenance {
+                    true => ProvenanceUse::Keep,
+                    false => ProvenanceUse::Skip,
+                };
+                parse_native(path, bytes, format, use_)?
             }
         };
         if gold.is_empty() {
@@ -319,9 +323,11 @@ impl GoldSet {
 /// A native gold set's text parsed with the rules every reader applies,
 /// for a writer to check what it is about to write (`gold import`: a
 /// file the readers refuse would break every command after it), its
-/// provenance included, as `gold validate` reads it.
+/// provenance checked as `gold validate` checks it, but not kept: the
+/// caller wants the errors, and 100,000 queries' records are hundreds of
+/// MB.
 pub fn parse_native_text(path: &Path, text: &str, format: GoldFormat) -> Result<GoldSet> {
-    parse_native(path, text.as_bytes(), format, true)
+    parse_native(path, text.as_bytes(), format, ProvenanceUse::Check)
 }
 
 /// Extension first (`.yaml/.yml/.json/.jsonl`), then content: a first line of
@@ -561,6 +567,34 @@ pub(crate) mod tests {
         assert_eq!(gold(&["10", "2", "Z", "a"]).id_order(), [0, 1, 2, 3]);
         assert_eq!(gold(&["b", "a", "c", "B"]).id_order(), [3, 1, 0, 2]);
         assert_eq!(gold(&["q1", "q10", "q2", "q1x"]).id_order(), [0, 1, 3, 2]);
+    }
+
+    /// The check of a text about to be written (`gold import`) reads its
+    /// provenance with every rule `gold validate` applies, and keeps none
+    /// of it: 100,000 queries' records were held only to be dropped.
+    #[test]
+    fn a_text_checked_before_writing_keeps_no_provenance() {
+        let text = "queries:\n- id: q1\n  relevant:\n    a: 1\n  provenance:\n    a: {source: person, labeler: ana, verified: true}\n";
+        let g = parse_native_text(Path::new("g.yaml"), text, GoldFormat::Yaml).unwrap();
+        assert_eq!((g.len(), g.provenance.len()), (1, 0));
+        let (kept, _) = load_str("g.yaml", text).unwrap();
+        assert!(kept.provenance.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("g.yaml");
+        std::fs::write(&p, text).unwrap();
+        let (kept, _) = GoldSet::load_with_provenance(&p, None).unwrap();
+        assert_eq!(kept.provenance["q1"]["a"].labeler.as_deref(), Some("ana"));
+        // Still checked: a source no reader takes is refused, with its line.
+        for (format, bad) in [
+            (GoldFormat::Yaml, text.replace("source: person", "source: robot")),
+            (
+                GoldFormat::Json,
+                r#"{"queries": [{"id": "q1", "relevant": {"a": 1}, "provenance": {"a": {"source": "robot"}}}]}"#.into(),
+            ),
+        ] {
+            let e = format!("{:#}", parse_native_text(Path::new("g"), &bad, format).unwrap_err());
+            assert!(e.contains("source `robot` is neither person nor model"), "{e}");
+        }
     }
 
     #[test]

@@ -173,20 +173,16 @@ impl<'de> Deserialize<'de> for ModelGrades {
 /// What a query's `provenance:` is read as: skipped ([`de::IgnoredAny`]),
 /// or chunk id to [`Provenance`].
 trait ProvenanceField {
-    /// Whether it is read at all.
-    const KEEP: bool;
     fn into_map(self) -> Option<HashMap<String, Provenance>>;
 }
 
 impl ProvenanceField for de::IgnoredAny {
-    const KEEP: bool = false;
     fn into_map(self) -> Option<HashMap<String, Provenance>> {
         None
     }
 }
 
 impl ProvenanceField for HashMap<String, Provenance> {
-    const KEEP: bool = true;
     fn into_map(self) -> Option<HashMap<String, Provenance>> {
         Some(self)
     }
@@ -496,21 +492,37 @@ fn offset_in(outer: &str, inner: &str) -> usize {
     (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize)
 }
 
-/// Reads a native gold set; `provenance`: keep each label's provenance
-/// (else it is skipped unread).
+/// What a reader does with each query's `provenance:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProvenanceUse {
+    /// Skipped unread (the metrics): it is never made into records.
+    Skip,
+    /// Read and checked, then dropped query by query: a writer checking
+    /// what it is about to write needs the errors, not the records.
+    Check,
+    /// Read, checked and kept in [`GoldSet::provenance`].
+    Keep,
+}
+
+/// Reads a native gold set, its provenance as `provenance` says.
 pub(super) fn parse_native(
     path: &Path,
     bytes: &[u8],
     format: GoldFormat,
-    provenance: bool,
+    provenance: ProvenanceUse,
 ) -> Result<GoldSet> {
     match provenance {
-        true => parse_native_as::<HashMap<String, Provenance>>(path, bytes, format),
-        false => parse_native_as::<de::IgnoredAny>(path, bytes, format),
+        ProvenanceUse::Skip => parse_native_as::<de::IgnoredAny>(path, bytes, format, provenance),
+        _ => parse_native_as::<HashMap<String, Provenance>>(path, bytes, format, provenance),
     }
 }
 
-fn parse_native_as<P>(path: &Path, bytes: &[u8], format: GoldFormat) -> Result<GoldSet>
+fn parse_native_as<P>(
+    path: &Path,
+    bytes: &[u8],
+    format: GoldFormat,
+    provenance: ProvenanceUse,
+) -> Result<GoldSet>
 where
     P: ProvenanceField + for<'de> Deserialize<'de>,
 {
@@ -540,6 +552,7 @@ where
     let mut b = Builder::new(path);
     // The draw is checked once every query is in (its ids name them).
     let mut sample: Option<(VerifySample, Option<usize>)> = None;
+    b.keep_provenance = provenance == ProvenanceUse::Keep;
     let check_version = |version: Option<Version>| match version {
         Some(Version(v)) if v != 1 => Err(input_error_hint(
             path,
@@ -623,7 +636,7 @@ where
         GoldFormat::Yaml => {
             // rgate's own block YAML (and hand edits of it) first; anything
             // else, and every error, is serde-saphyr's.
-            if let Some(file) = fast_yaml::parse(text, P::KEEP) {
+            if let Some(file) = fast_yaml::parse(text, provenance) {
                 for q in file.queries {
                     let lines = Lines {
                         id: Some(q.id_line),
@@ -763,7 +776,7 @@ fn add_native<P: ProvenanceField>(
 /// or `model`, an opinion's grade outside 0..3, two grades of one pair by
 /// one author (source and labeler). Chunks in order, so the error named
 /// is the same on every run.
-fn check_provenance(p: &HashMap<String, Provenance>) -> std::result::Result<(), String> {
+pub(super) fn check_provenance(p: &HashMap<String, Provenance>) -> std::result::Result<(), String> {
     let mut chunks: Vec<&String> = p.keys().collect();
     chunks.sort();
     for c in chunks {
@@ -820,7 +833,11 @@ fn add_read(b: &mut Builder, q: ReadQuery, lines: impl Fn() -> Lines) -> Result<
         }
     }
     let pos = b.queries.len();
-    let key = q.provenance.as_ref().map(|_| q.id.clone());
+    let key = q
+        .provenance
+        .as_ref()
+        .filter(|_| b.keep_provenance)
+        .map(|_| q.id.clone());
     b.add_at(
         GoldQuery {
             id: q.id,
@@ -835,7 +852,7 @@ fn add_read(b: &mut Builder, q: ReadQuery, lines: impl Fn() -> Lines) -> Result<
     if q.model.is_some() || q.verified {
         b.add_labeling(q.model, q.verified, || lines().id)?;
     }
-    if let (Some(key), Some(p)) = (key, q.provenance) {
+    if let (Some(key), Some(p), true) = (key, q.provenance, b.keep_provenance) {
         b.provenance.insert(key, p);
     }
     if q.answer.is_some() || q.meta.is_some() {
@@ -1081,7 +1098,7 @@ mod tests {
     // ---- the fast YAML path agrees with serde-saphyr ---------------------
 
     use super::super::fast_yaml::{self, FastFile, FastQuery};
-    use super::{yaml_options, NativeFile};
+    use super::{yaml_options, NativeFile, ProvenanceUse};
     use crate::gold::{to_yaml, Provenance};
     use proptest::prelude::*;
     use serde_json::json;
@@ -1132,14 +1149,24 @@ mod tests {
     }
 
     fn agree_file(text: &str) -> Option<FastFile> {
-        let fast = fast_yaml::parse(text, true)?;
+        let fast = fast_yaml::parse(text, ProvenanceUse::Keep)?;
         assert_eq!(Ok(fast.clone()), general(text), "on\n{text}");
+        // As values (`gold import`'s document), too.
+        let (top, queries) = fast_yaml::document(text).expect("the document reads as its queries do");
+        let mut whole: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options()).unwrap();
+        let want_queries = whole["queries"].take();
+        assert_eq!(serde_json::Value::Object(top), whole, "on\n{text}");
+        assert_eq!(serde_json::Value::Array(queries), want_queries, "on\n{text}");
         // Without provenance: the same queries, provenance left out.
         let mut without = fast.clone();
         for q in &mut without.queries {
             q.provenance = None;
         }
-        assert_eq!(fast_yaml::parse(text, false), Some(without), "on\n{text}");
+        assert_eq!(
+            fast_yaml::parse(text, ProvenanceUse::Skip),
+            Some(without),
+            "on\n{text}"
+        );
         Some(fast)
     }
 
@@ -1217,7 +1244,7 @@ mod tests {
         // refuses it.
         let bad = to_yaml(&json!({"queries": [{"id": "q1", "relevant": {"a": 2},
             "provenance": {"a": {"source": "person", "opinions": [{"source": "model"}]}}}]}));
-        assert_eq!(fast_yaml::parse(&bad, true), None);
+        assert_eq!(fast_yaml::parse(&bad, ProvenanceUse::Keep), None);
         assert!(general(&bad).is_err());
     }
 
@@ -1238,14 +1265,72 @@ mod tests {
         }
     }
 
+    /// Gold sets written by hand in flow style, on one line or run on over
+    /// several: the fast path reads them (it left every flow list, and
+    /// every collection over more than one line, to serde-saphyr, which
+    /// read 100,000 such queries about 7 times slower), as serde-saphyr
+    /// does.
+    #[test]
+    fn the_fast_path_reads_flow_style_as_saphyr_does() {
+        let texts = [
+            "queries:\n- {id: q1, relevant: [a]}\n",
+            "queries:\n- id: q1\n  relevant: [a, b]\n",
+            "queries:\n- id: q1\n  relevant: [\"a,b\", 'c d', 7, a:b, x#1]\n",
+            "queries:\n- {id: q1, text: first, stratum: s1, relevant: {a: 1, b: 2}, provenance: {a: {source: person, labeler: ana, at: '2026-11-30T10:00:00Z', verified: true, opinions: [{grade: 2, source: model, labeler: m}]}, b: {source: model, verified: false}}}\n",
+            "queries:\n- id: q1\n  relevant: {a: 1,\n    b: 2}\n  provenance: {\n      a: {source: person, labeler: ana},\n\n      b: {source: model,\n        verified: false}\n    }\n- id: q2\n  relevant: [\n    c,\n    {id: d, grade: 2}]\n",
+            "queries:\n  - {id: q1,\n     relevant: [a, b],\n     provenance: {a: {source: person}}}\n  - {id: q2, relevant: {}}\n",
+            "version: 1\nqueries: [{id: q1, relevant: [a]}, {id: q2,\n  relevant: [b]}]\n",
+        ];
+        for t in &texts {
+            assert!(agree(t).is_some(), "declined:\n{t}");
+        }
+        // Lines as written: q2's id on line 11, its label list over two.
+        let qs = agree(texts[4]).unwrap();
+        assert_eq!((qs[1].id.as_str(), qs[1].id_line), ("q2", 11));
+        assert_eq!(qs[1].labels.len(), 2);
+        assert!(!qs[0].provenance.as_ref().unwrap()["b"].verified);
+    }
+
+    /// A provenance the caller does not want is not made into records:
+    /// one whose records would not parse (`verified: maybe`, an opinion
+    /// without a grade) is skipped by the fast path as serde-saphyr skips
+    /// it (the fast path used to build every record and drop it, and
+    /// declined on these, handing the file to serde-saphyr).
+    #[test]
+    fn an_unwanted_provenance_is_skipped_unbuilt() {
+        for prov in [
+            "  provenance:\n    a:\n      source: person\n      verified: maybe\n",
+            "  provenance: {a: {source: person, opinions: [{source: model}]}}\n",
+            "  provenance: [not, a, map]\n",
+        ] {
+            let t = format!("queries:\n- id: q1\n  relevant:\n    a: 1\n{prov}");
+            assert_eq!(fast_yaml::parse(&t, ProvenanceUse::Keep), None, "{t}");
+            let qs = fast_yaml::parse(&t, ProvenanceUse::Skip)
+                .expect("read without its provenance")
+                .queries;
+            assert_eq!((qs[0].labels.len(), qs[0].provenance.is_none()), (1, true));
+            // And it is what serde-saphyr reads when told to skip it.
+            let f: NativeFile<serde::de::IgnoredAny> =
+                serde_saphyr::from_str_with_options(&t, yaml_options()).unwrap();
+            assert_eq!(f.queries.len(), 1);
+        }
+    }
+
     /// What the fast path leaves to serde-saphyr: everything outside its
     /// subset, and every error.
     #[test]
     fn the_fast_path_declines_what_it_does_not_fully_understand() {
         let base = "queries:\n- id: q1\n  relevant:\n    a: 1\n";
         let declined = [
-            "queries:\n- {id: q1, relevant: [a]}\n".to_string(),
-            "queries:\n- id: q1\n  relevant: [a, b]\n".into(),
+            "queries:\n- {id: q1, relevant: [a] # one\n  }\n".to_string(),
+            "queries:\n- id: q1\n  relevant: [a, b,]\n".into(),
+            "queries:\n- id: q1\n  relevant: {a: 1,\n  b: 2}\n".into(),
+            "queries:\n- id: q1\n  relevant: {\"a\":1}\n".into(),
+            "queries:\n- id: q1\n  relevant: {a, b: 1}\n".into(),
+            "queries:\n- id: q1\n  relevant: [a, b] x\n".into(),
+            "queries:\n- id: q1\n  relevant: [\"a\n    b\"]\n".into(),
+            "queries:\n- id: q1\n  relevant: [a\n    b]\n".into(),
+            "queries:\n- id: q1\n  relevant: [a, yes]\n".into(),
             "queries:\n- id: &x q1\n  relevant:\n    a: 1\n".into(),
             "queries:\n- id: !t q1\n  relevant:\n    a: 1\n".into(),
             "queries:\n- id: q1\n  relevant:\n\ta: 1\n".into(),
@@ -1274,7 +1359,7 @@ mod tests {
         ];
         assert!(agree(base).is_some());
         for t in &declined {
-            assert_eq!(fast_yaml::parse(t, true), None, "accepted:\n{t}");
+            assert_eq!(fast_yaml::parse(t, ProvenanceUse::Keep), None, "accepted:\n{t}");
         }
     }
 
@@ -1339,7 +1424,7 @@ mod tests {
         let (g, _) = load_str("g.yaml", &yaml).unwrap();
         check_both(&g);
         let flow = "queries:\n- {id: q1, stratum: a, model: {c1: 3, c2: 0}}\n- {id: q2, stratum: a, relevant: {c3: 2, c4: 0}, model: {c3: 1, c4: 2}, verified: true}\n- {id: q3, stratum: b, relevant: {c5: 1}}\n- {id: q4, stratum: b, relevant: {}, verified: true}\nverify_sample: {seed: 7, ids: [q2, q4], drawn_at: '2026-12-07T01:00:00Z'}\n";
-        assert_eq!(fast_yaml::parse(flow, true), None);
+        assert_eq!(fast_yaml::parse(flow, ProvenanceUse::Keep), None);
         check_both(&load_str("g.yaml", flow).unwrap().0);
         check_both(
             &load_str("g.json", &serde_json::to_string_pretty(&doc).unwrap())
@@ -1471,7 +1556,7 @@ mod tests {
             let yaml = to_yaml(&doc);
             // The loader refuses what the guard refuses before either path.
             let guarded = crate::diag::yaml_guard(&yaml).is_ok();
-            if let Some(fast) = fast_yaml::parse(&yaml, true).filter(|_| guarded) {
+            if let Some(fast) = fast_yaml::parse(&yaml, ProvenanceUse::Keep).filter(|_| guarded) {
                 prop_assert_eq!(Ok(fast), general(&yaml), "{}", yaml);
             }
         }

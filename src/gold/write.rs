@@ -81,6 +81,18 @@ impl GoldDoc {
             }
             return Ok(GoldDoc { format, top, queries });
         }
+        if format == GoldFormat::Yaml {
+            // rgate's own YAML (and hand edits of it) through the fast
+            // reader: serde-saphyr took 21 s for 20,000 queries with
+            // provenance, and more than linearly longer for more.
+            if let Some((top, queries)) = super::fast_yaml::document(text) {
+                return Ok(GoldDoc {
+                    format,
+                    top: Some(top),
+                    queries,
+                });
+            }
+        }
         let doc: Value = if format == GoldFormat::Json {
             serde_json::from_str(text)
                 .map_err(|e| input_error(path, Some(e.line()), format!("invalid gold set: {e}")))?
@@ -115,28 +127,107 @@ impl GoldDoc {
     /// the text without a copy of the whole tree (a gold set of 100,000
     /// queries with provenance is a few hundred MB of values).
     pub fn into_text(self) -> String {
+        self.into_text_with(|_, _| {})
+    }
+
+    /// [`GoldDoc::into_text`], handing each query (by position) to `each`
+    /// just before it is written and dropping it after: a writer can add
+    /// what it holds compactly (`gold import` its provenance records) one
+    /// query at a time, so the values of only one query are ever held
+    /// beside the text. The text is the one [`GoldDoc::render`] gives for
+    /// the queries as `each` leaves them.
+    pub fn into_text_with(self, mut each: impl FnMut(usize, &mut Value)) -> String {
+        let mut out = String::new();
+        let queries = self.queries.into_iter().enumerate().map(|(i, mut q)| {
+            each(i, &mut q);
+            q
+        });
         if self.format == GoldFormat::Jsonl {
-            let mut s = String::new();
+            // No top level: the draw (`verify_sample`) is a line of its own,
+            // first.
             if let Some(top) = self.top.filter(|t| !t.is_empty()) {
-                s.push_str(&Value::Object(top).to_string());
-                s.push('\n');
+                out.push_str(&Value::Object(top).to_string());
+                out.push('\n');
             }
-            for q in &self.queries {
-                s.push_str(&q.to_string());
-                s.push('\n');
+            for q in queries {
+                out.push_str(&q.to_string());
+                out.push('\n');
             }
-            return s;
+            return out;
         }
-        let mut top = self.top.unwrap_or_default();
-        top.insert("queries".into(), Value::Array(self.queries));
-        let doc = Value::Object(top);
-        match self.format {
-            GoldFormat::Json => {
+        let top = self.top.unwrap_or_default();
+        let json = self.format == GoldFormat::Json;
+        let mut queries = queries.peekable();
+        if queries.peek().is_none() {
+            let mut top = top;
+            top.insert("queries".into(), Value::Array(Vec::new()));
+            let doc = Value::Object(top);
+            return match json {
                 // A Value always serialises.
-                serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
-            }
-            _ => to_yaml(&doc),
+                true => serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
+                false => to_yaml(&doc),
+            };
         }
+        // The entries around `queries`, in their order; `queries` is
+        // written where it stands (last when the document had none).
+        let mut before = Map::new();
+        let mut after = Map::new();
+        let mut seen = false;
+        for (k, v) in top {
+            match k.as_str() {
+                "queries" => seen = true,
+                _ if seen => {
+                    after.insert(k, v);
+                }
+                _ => {
+                    before.insert(k, v);
+                }
+            }
+        }
+        if json {
+            // serde_json's pretty form, two spaces a level: a query is two
+            // levels down. JSON text holds no raw line break inside a
+            // string, so indenting after each line break is exact.
+            let indented = |v: &Value, pad: &str| {
+                serde_json::to_string_pretty(v)
+                    .unwrap_or_default()
+                    .replace('\n', &format!("\n{pad}"))
+            };
+            out.push('{');
+            let mut first = true;
+            let mut entry = |out: &mut String, k: &str, v: &str| {
+                out.push_str(if first { "\n  " } else { ",\n  " });
+                first = false;
+                out.push_str(&Value::from(k).to_string());
+                out.push_str(": ");
+                out.push_str(v);
+            };
+            for (k, v) in &before {
+                entry(&mut out, k, &indented(v, "  "));
+            }
+            entry(&mut out, "queries", "[");
+            for (i, q) in queries.enumerate() {
+                out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+                out.push_str(&indented(&q, "    "));
+            }
+            out.push_str("\n  ]");
+            for (k, v) in &after {
+                entry(&mut out, k, &indented(v, "  "));
+            }
+            out.push_str("\n}\n");
+            return out;
+        }
+        if !before.is_empty() {
+            write_map(&mut out, &before, 0, false);
+        }
+        out.push_str("queries:\n");
+        for q in queries {
+            write_seq(&mut out, std::slice::from_ref(&q), 0, false);
+        }
+        if !after.is_empty() {
+            write_map(&mut out, &after, 0, false);
+        }
+        out
     }
 }
 
@@ -611,6 +702,54 @@ mod tests {
         });
         let want = "version: 1\nqueries:\n- id: q1\n  text: How do I rotate an API key?\n  stratum: how-to\n  relevant:\n    c0: 1\n    c2: 0\n  provenance:\n    c1: {source: person, labeler: ana, at: 2026-11-30T10:00:00Z, verified: true}\n  answer: |\n    multi\n    line\n  meta:\n    k:\n    - 1\n    - 2.5\n    - null\n    - true\n    e: {}\n    l: []\n- id: '001'\n  relevant:\n  - a\n  - yes\n  - 'null'\n  - '~'\n  - '1e3'\n  - 'x: y'\n  - '#c'\n  - ' lead'\n  - '''q'''\n  - '\"d\"'\n  - ''\n  - '-'\n  - \"a\\tb\"\n  - 'trail '\n  - '0x1F'\n  - a,b\n  - 'a #b'\n  - \"\\x7F\"\n  - \"\\uFEFFx\"\n  - \"line\\r\\nx\"\n  - |\n    x\n  - |2+\n\n- id: q3\n  relevant:\n  - doc: auth.md\n    start: 200\n    end: 400\n    grade: 2\n  m:\n  - - 1\n    - - 2\n  - k:\n      j: []\n  f: |2-\n     lead\n    x\n  e: |+\n    x\n\n    y\n\n";
         assert_eq!(to_yaml(&v), want);
+    }
+
+    /// Written a query at a time, a document is the text it was as one
+    /// tree (`serde_json::to_string_pretty` and [`to_yaml`] of the whole),
+    /// whatever stands around `queries`; and `each` sees every query once,
+    /// in order, before it is written.
+    #[test]
+    fn a_query_at_a_time_writes_the_whole_documents_text() {
+        let queries = json!([
+            {"id": "q1", "relevant": {"a": 2}, "provenance": {"a": {"source": "person", "verified": true}}},
+            {"id": 7, "text": "two\nlines", "relevant": ["b", {"doc": "d", "start": 1, "end": 2}], "meta": {"k": [], "e": {}}},
+        ]);
+        let tops = [
+            json!({"version": 1, "queries": queries.clone()}),
+            json!({"queries": queries.clone(), "version": 1}),
+            json!({"version": 1}),
+        ];
+        for format in [GoldFormat::Yaml, GoldFormat::Json, GoldFormat::Jsonl] {
+            for top in &tops {
+                let Value::Object(mut top) = top.clone() else {
+                    unreachable!()
+                };
+                let qs = match top.get_mut("queries").map(Value::take) {
+                    Some(Value::Array(a)) => a,
+                    _ => Vec::new(),
+                };
+                let whole = {
+                    let mut t = top.clone();
+                    t.insert("queries".into(), Value::Array(qs.clone()));
+                    match format {
+                        GoldFormat::Json => serde_json::to_string_pretty(&Value::Object(t)).unwrap() + "\n",
+                        GoldFormat::Jsonl => qs.iter().map(|q| q.to_string() + "\n").collect(),
+                        _ => to_yaml(&Value::Object(t)),
+                    }
+                };
+                let doc = GoldDoc {
+                    format,
+                    top: (format != GoldFormat::Jsonl).then_some(top),
+                    queries: qs.clone(),
+                };
+                let mut seen = Vec::new();
+                let text = doc.into_text_with(|i, q| seen.push((i, q["id"].clone())));
+                assert_eq!(text, whole, "{format:?}");
+                let want: Vec<(usize, Value)> =
+                    qs.iter().enumerate().map(|(i, q)| (i, q["id"].clone())).collect();
+                assert_eq!(seen, want);
+            }
+        }
     }
 
     fn read_back(yaml: &str) -> Value {

@@ -47,9 +47,15 @@ pub enum Input {
 /// The pairs of a labeling sheet (`.csv`, or JSONL whose first row has a
 /// `chunk_id`) or of a gold set (anything else: YAML, JSON, JSONL queries),
 /// with every grade recorded for each.
-pub fn load(path: &Path) -> Result<(Input, Vec<Graded>, Warnings)> {
+pub fn load(path: &Path) -> Result<(Input, Pairs, Warnings)> {
     if is_sheet(path) {
-        return Ok((Input::Sheet, from_sheet(&sheet::read(path)?), Warnings::default()));
+        let mut pairs = Pairs::default();
+        sheet::each_graded_row(path, |r| {
+            pairs.add_row(r);
+            Ok(())
+        })?;
+        pairs.done();
+        return Ok((Input::Sheet, pairs, Warnings::default()));
     }
     let (gold, warnings) = GoldSet::load_with_provenance(path, None)?;
     Ok((Input::Gold, from_gold(&gold), warnings))
@@ -124,7 +130,7 @@ impl Side {
         }
     }
 
-    fn takes(&self, o: &Opinion) -> bool {
+    fn takes(&self, o: &Author) -> bool {
         match self {
             Side::Model => o.source == MODEL,
             Side::Person => o.source == PERSON,
@@ -133,50 +139,132 @@ impl Side {
     }
 }
 
+/// Who gave a grade: a source and, when named, a labeler. Two grades by
+/// one author are two grades with the same source and labeler.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Author {
+    pub source: String,
+    pub labeler: Option<String>,
+}
+
+impl Author {
+    /// Who it is, as the report names them.
+    fn name(&self) -> String {
+        self.labeler
+            .clone()
+            .unwrap_or_else(|| format!("unnamed {}", self.source))
+    }
+}
+
 /// Every grade recorded for one (query, chunk) pair.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graded {
-    pub query_id: String,
-    pub chunk_id: String,
-    pub stratum: String,
-    pub opinions: Vec<Opinion>,
+    /// Its stratum, by position in [`Pairs::strata`].
+    pub stratum: u32,
+    /// (author, grade), the author by position in [`Pairs::authors`]; the
+    /// row's (or label's) own grade first.
+    pub opinions: Vec<(u32, i32)>,
     /// Grades dropped because their author had already graded the pair
     /// (a hand-edited sheet listing a pair twice): counted, and reported.
-    pub dropped: usize,
+    pub dropped: u32,
+}
+
+/// The graded pairs of a sheet or a gold set, with the authors and strata
+/// they name held once each: a pair is a stratum number and a few (author,
+/// grade) numbers, not its ids and its opinions' strings (which made a
+/// million-row sheet 1.47 GB).
+#[derive(Debug, Clone, Default)]
+pub struct Pairs {
+    pub items: Vec<Graded>,
+    pub authors: Vec<Author>,
+    pub strata: Vec<String>,
+    author_at: HashMap<Author, u32>,
+    stratum_at: HashMap<String, u32>,
+    /// (query, chunk) to its item: a pair listed twice is one pair.
+    pair_at: HashMap<(Box<str>, Box<str>), u32>,
+}
+
+impl Pairs {
+    fn author(&mut self, source: String, labeler: Option<String>) -> u32 {
+        let a = Author { source, labeler };
+        if let Some(&i) = self.author_at.get(&a) {
+            return i;
+        }
+        let i = self.authors.len() as u32;
+        self.authors.push(a.clone());
+        self.author_at.insert(a, i);
+        i
+    }
+
+    fn stratum(&mut self, name: &str) -> u32 {
+        let name = if name.is_empty() { DEFAULT_STRATUM } else { name };
+        if let Some(&i) = self.stratum_at.get(name) {
+            return i;
+        }
+        let i = self.strata.len() as u32;
+        self.strata.push(name.to_string());
+        self.stratum_at.insert(name.to_string(), i);
+        i
+    }
+
+    /// Adds a pair's grades (`key`: its query and chunk, to merge a pair
+    /// given twice; none when the input cannot repeat one). An author's
+    /// second grade for the pair is dropped, as [`SheetRow::give`] would
+    /// have replaced it.
+    fn add(&mut self, key: Option<(&str, &str)>, stratum: &str, opinions: impl IntoIterator<Item = Opinion>) {
+        let at = key.and_then(|(q, c)| self.pair_at.get(&(Box::from(q), Box::from(c))).copied());
+        let i = match at {
+            Some(i) => i as usize,
+            None => {
+                let stratum = self.stratum(stratum);
+                self.items.push(Graded {
+                    stratum,
+                    opinions: Vec::new(),
+                    dropped: 0,
+                });
+                if let Some((q, c)) = key {
+                    self.pair_at
+                        .insert((q.into(), c.into()), (self.items.len() - 1) as u32);
+                }
+                self.items.len() - 1
+            }
+        };
+        for o in opinions {
+            let who = self.author(o.source, o.labeler);
+            let g = &mut self.items[i];
+            if g.opinions.iter().any(|&(a, _)| a == who) {
+                g.dropped += 1;
+            } else {
+                g.opinions.push((who, o.grade));
+            }
+        }
+    }
+
+    /// A sheet row: every grade it holds, the row's own first.
+    pub fn add_row(&mut self, r: SheetRow) {
+        let key = (r.query_id.as_str(), r.chunk_id.as_str());
+        let opinions: Vec<Opinion> = r.all_opinions().collect();
+        self.add(Some(key), &r.stratum, opinions);
+    }
+
+    /// Frees what was needed only to merge repeated pairs.
+    pub fn done(&mut self) {
+        self.pair_at = HashMap::new();
+        self.items.shrink_to_fit();
+    }
 }
 
 /// The pairs of a sheet with every grade each holds (the row's own first).
 /// A pair listed twice (a hand-edited sheet) is one pair, holding the
 /// grades of both rows; an author's second grade for it is dropped, as
 /// [`SheetRow::give`] would have replaced it.
-pub fn from_sheet(rows: &[SheetRow]) -> Vec<Graded> {
-    let mut out: Vec<Graded> = Vec::new();
-    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+pub fn from_sheet(rows: &[SheetRow]) -> Pairs {
+    let mut pairs = Pairs::default();
     for r in rows {
-        let i = *at.entry((&r.query_id, &r.chunk_id)).or_insert_with(|| {
-            out.push(Graded {
-                query_id: r.query_id.clone(),
-                chunk_id: r.chunk_id.clone(),
-                stratum: if r.stratum.is_empty() {
-                    DEFAULT_STRATUM.to_string()
-                } else {
-                    r.stratum.clone()
-                },
-                opinions: Vec::new(),
-                dropped: 0,
-            });
-            out.len() - 1
-        });
-        for o in r.all_opinions() {
-            let g = &mut out[i];
-            if g.opinions.iter().any(|x| same_author(x, &o)) {
-                g.dropped += 1;
-            } else {
-                g.opinions.push(o);
-            }
-        }
+        pairs.add_row(r.clone());
     }
-    out
+    pairs.done();
+    pairs
 }
 
 /// The chunk-id labels of a gold set with every grade their provenance
@@ -184,49 +272,29 @@ pub fn from_sheet(rows: &[SheetRow]) -> Vec<Graded> {
 /// (a label without provenance is a person's, as `gold pool` reads it),
 /// then the opinions `gold import` carried from the sheet. Span labels
 /// carry no provenance and are left out.
-pub fn from_gold(gold: &GoldSet) -> Vec<Graded> {
-    let mut out = Vec::new();
+pub fn from_gold(gold: &GoldSet) -> Pairs {
+    let mut pairs = Pairs::default();
     for (qi, q) in gold.queries.iter().enumerate() {
         let prov = gold.provenance.get(&q.id);
         for l in &q.labels {
             let p = prov.and_then(|p| p.get(l.id));
-            let mut opinions = vec![Opinion {
+            let own = Opinion {
                 grade: l.grade,
                 source: p.map_or_else(|| PERSON.to_string(), |p| p.source.clone()),
                 labeler: p.and_then(|p| p.labeler.clone()),
-                prompt: p.and_then(|p| p.prompt.clone()),
-                labeled_at: p.and_then(|p| p.at.clone()),
-            }];
-            let mut dropped = 0;
-            for o in p.map(|p| p.opinions.as_slice()).unwrap_or_default() {
-                let o = super::provenance::from_gold(o);
-                if opinions.iter().any(|x| same_author(x, &o)) {
-                    dropped += 1;
-                } else {
-                    opinions.push(o);
-                }
-            }
-            out.push(Graded {
-                query_id: q.id.clone(),
-                chunk_id: l.id.to_string(),
-                stratum: gold.stratum_name(qi).to_string(),
-                opinions,
-                dropped,
-            });
+                ..Opinion::default()
+            };
+            let others = p
+                .map(|p| p.opinions.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(super::provenance::from_gold);
+            // A gold set gives a label once per query: no pair to merge.
+            pairs.add(None, gold.stratum_name(qi), std::iter::once(own).chain(others));
         }
     }
-    out
-}
-
-fn same_author(a: &Opinion, b: &Opinion) -> bool {
-    a.source == b.source && a.labeler == b.labeler
-}
-
-/// Who an opinion is by, as the report names them.
-fn author(o: &Opinion) -> String {
-    o.labeler
-        .clone()
-        .unwrap_or_else(|| format!("unnamed {}", o.source))
+    pairs.done();
+    pairs
 }
 
 /// The figures for one set of pairs.
@@ -367,19 +435,21 @@ pub struct Agreement {
 /// side A's grade is the first recorded grade it takes (the row's own grade
 /// comes first), side B's the first it takes by another author, so
 /// `person,person` compares the first person with a second one.
-pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> Agreement {
+pub fn agreement(pairs: &Pairs, a: &Side, b: &Side, relevance_level: i32) -> Agreement {
+    let items = &pairs.items;
+    let who = |o: &(u32, i32)| &pairs.authors[o.0 as usize];
     let mut all = [[0u64; GRADES]; GRADES];
     let mut by_stratum: BTreeMap<&str, [[u64; GRADES]; GRADES]> = BTreeMap::new();
     let (mut only_a, mut only_b, mut several, mut unusable) = (0, 0, 0, 0);
-    let dropped = items.iter().map(|g| g.dropped).sum();
+    let dropped = items.iter().map(|g| g.dropped as usize).sum();
     let mut la: BTreeMap<String, u64> = BTreeMap::new();
     let mut lb: BTreeMap<String, u64> = BTreeMap::new();
     for g in items {
-        let oa = g.opinions.iter().find(|o| a.takes(o));
+        let oa = g.opinions.iter().find(|o| a.takes(who(o)));
         let ob = g
             .opinions
             .iter()
-            .find(|o| b.takes(o) && oa.is_none_or(|x| !same_author(x, o)));
+            .find(|o| b.takes(who(o)) && oa.is_none_or(|x| x.0 != o.0));
         let (oa, ob) = match (oa, ob) {
             (Some(x), Some(y)) => (x, y),
             (Some(_), None) => {
@@ -395,12 +465,12 @@ pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> 
         let offered_a = g
             .opinions
             .iter()
-            .filter(|o| a.takes(o) && !same_author(o, ob))
+            .filter(|o| a.takes(who(o)) && o.0 != ob.0)
             .count();
         let offered_b = g
             .opinions
             .iter()
-            .filter(|o| b.takes(o) && !same_author(o, oa))
+            .filter(|o| b.takes(who(o)) && o.0 != oa.0)
             .count();
         if offered_a > 1 || offered_b > 1 {
             several += 1;
@@ -408,14 +478,16 @@ pub fn agreement(items: &[Graded], a: &Side, b: &Side, relevance_level: i32) -> 
         // Grades outside 0..3 never reach here: sheets and gold sets with
         // them are refused by their readers, but a gold set may hold a
         // negative (unjudged) grade, which is no opinion to compare.
-        let (Some(i), Some(j)) = (grade_index(oa.grade), grade_index(ob.grade)) else {
+        let (Some(i), Some(j)) = (grade_index(oa.1), grade_index(ob.1)) else {
             unusable += 1;
             continue;
         };
         all[i][j] += 1;
-        by_stratum.entry(&g.stratum).or_insert([[0; GRADES]; GRADES])[i][j] += 1;
-        *la.entry(author(oa)).or_default() += 1;
-        *lb.entry(author(ob)).or_default() += 1;
+        by_stratum
+            .entry(&pairs.strata[g.stratum as usize])
+            .or_insert([[0; GRADES]; GRADES])[i][j] += 1;
+        *la.entry(who(oa).name()).or_default() += 1;
+        *lb.entry(who(ob).name()).or_default() += 1;
     }
     let by_count = |m: BTreeMap<String, u64>| {
         let mut v: Vec<(String, u64)> = m.into_iter().collect();
@@ -538,28 +610,32 @@ mod tests {
         }
     }
 
-    fn graded(q: &str, stratum: &str, ops: Vec<Opinion>) -> Graded {
-        Graded {
-            query_id: q.into(),
-            chunk_id: "c".into(),
-            stratum: stratum.into(),
-            opinions: ops,
-            dropped: 0,
-        }
+    fn graded(items: &mut Pairs, q: &str, stratum: &str, ops: Vec<Opinion>) {
+        items.add(Some((q, "c")), stratum, ops);
     }
 
     #[test]
     fn sides_pick_the_first_grade_they_take_by_a_different_author() {
-        let items = vec![
-            graded("q1", "s", vec![op(2, PERSON, "ana"), op(3, MODEL, "gpt")]),
-            graded("q2", "s", vec![op(1, PERSON, "ana"), op(1, PERSON, "bo")]),
-            graded("q3", "t", vec![op(0, MODEL, "gpt")]),
-            graded(
-                "q4",
-                "t",
-                vec![op(0, PERSON, "ana"), op(2, MODEL, "gpt"), op(1, MODEL, "claude")],
-            ),
-        ];
+        let mut items = Pairs::default();
+        graded(
+            &mut items,
+            "q1",
+            "s",
+            vec![op(2, PERSON, "ana"), op(3, MODEL, "gpt")],
+        );
+        graded(
+            &mut items,
+            "q2",
+            "s",
+            vec![op(1, PERSON, "ana"), op(1, PERSON, "bo")],
+        );
+        graded(&mut items, "q3", "t", vec![op(0, MODEL, "gpt")]);
+        graded(
+            &mut items,
+            "q4",
+            "t",
+            vec![op(0, PERSON, "ana"), op(2, MODEL, "gpt"), op(1, MODEL, "claude")],
+        );
         let r = agreement(&items, &Side::Model, &Side::Person, 1);
         assert_eq!(r.all.n, 2);
         assert_eq!(r.all.confusion[3][2], 1);
@@ -577,5 +653,34 @@ mod tests {
         // A named model against the people.
         let r = agreement(&items, &Side::parse("claude"), &Side::parse("person"), 1);
         assert_eq!((r.all.n, r.all.confusion[1][0]), (1, 1));
+    }
+
+    /// A pair given twice is one pair; an author's second grade of it is
+    /// dropped and counted; authors and strata are held once each.
+    #[test]
+    fn a_pair_given_twice_is_one_and_names_are_held_once() {
+        let mut items = Pairs::default();
+        graded(&mut items, "q1", "s", vec![op(2, PERSON, "ana")]);
+        graded(
+            &mut items,
+            "q1",
+            "s",
+            vec![op(3, PERSON, "ana"), op(1, MODEL, "gpt")],
+        );
+        graded(
+            &mut items,
+            "q2",
+            "",
+            vec![op(0, MODEL, "gpt"), op(0, PERSON, "ana")],
+        );
+        items.done();
+        assert_eq!(items.items.len(), 2);
+        assert_eq!(items.items[0].opinions, [(0, 2), (1, 1)]);
+        assert_eq!(items.items[0].dropped, 1);
+        assert_eq!(items.authors.len(), 2);
+        assert_eq!(items.strata, ["s", DEFAULT_STRATUM]);
+        let r = agreement(&items, &Side::Model, &Side::Person, 1);
+        assert_eq!((r.pairs, r.all.n, r.dropped), (2, 2, 1));
+        assert_eq!((r.all.confusion[1][2], r.all.confusion[0][0]), (1, 1));
     }
 }

@@ -10,15 +10,6 @@
 //! Metrics ignore it; `gold validate` and `gold stats` read it to warn about
 //! unverified labels and queries judged by a single labeler.
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use anyhow::Result;
-use serde_json::Value;
-
-use crate::diag::input_error_hint;
-use crate::gold::{id_of, GoldDoc};
-
 /// The types live in the gold layer, whose loader reads them in the same
 /// parse as the labels ([`crate::gold::GoldSet::load_with_provenance`]).
 pub use crate::gold::{Provenance, ProvenanceMap};
@@ -43,31 +34,6 @@ pub fn from_gold(o: &crate::gold::Opinion) -> super::sheet::Opinion {
         prompt: o.prompt.clone(),
         labeled_at: o.at.clone(),
     }
-}
-
-/// The provenance recorded in a gold document already read (`path` names
-/// it in errors).
-pub fn of_doc(path: &Path, doc: &GoldDoc) -> Result<ProvenanceMap> {
-    let mut out = ProvenanceMap::new();
-    for q in &doc.queries {
-        let Some(p) = q.get("provenance") else {
-            continue;
-        };
-        let id = match q.get("id") {
-            Some(Value::String(_) | Value::Number(_)) => id_of(q),
-            _ => continue,
-        };
-        let m: HashMap<String, Provenance> = serde_json::from_value(p.clone()).map_err(|e| {
-            input_error_hint(
-                path,
-                None,
-                format!("query `{id}`: bad provenance: {e}"),
-                "provenance maps a chunk id to {source: person|model, labeler, at, verified, prompt, opinions: [{grade, source, labeler}]}",
-            )
-        })?;
-        out.insert(id, m);
-    }
-    Ok(out)
 }
 
 /// What a gold set's provenance says about how far to trust it.

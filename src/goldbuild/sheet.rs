@@ -167,12 +167,58 @@ const COLUMNS: [&str; 12] = [
 
 /// Reads a sheet; errors name the file and line.
 pub fn read(path: &Path) -> Result<Vec<SheetRow>> {
-    let bytes = crate::input::read(
-        path,
-        "labeling sheet",
-        crate::input::SHEET_LIMIT,
-        "make one with `rgate gold pool`",
-    )?;
+    read_as(path, true)
+}
+
+/// [`read`], each row's chunk `text` dropped as the row is read: for
+/// readers of the grades (`gold import`), which never show it, and for
+/// whom the texts of a large sheet would be most of what they hold.
+pub fn read_grades(path: &Path) -> Result<Vec<SheetRow>> {
+    let mut rows = Vec::new();
+    each_graded_row(path, |r| {
+        rows.push(r);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// Hands each row of a sheet to `each` as it is read, its chunk `text`
+/// dropped, so that a reader that keeps less than the rows (`gold
+/// agreement`: the grades of each pair) holds less than the sheet. A JSONL
+/// sheet is read a line at a time (the whole file and every row of a
+/// million-row sheet were held at once); the limits are [`read`]'s.
+pub fn each_graded_row(path: &Path, mut each: impl FnMut(SheetRow) -> Result<()>) -> Result<()> {
+    use std::io::Read;
+    if SheetFormat::of(path) == SheetFormat::Csv {
+        for r in read_as(path, false)? {
+            each(r)?;
+        }
+        return Ok(());
+    }
+    let limit = crate::input::SHEET_LIMIT;
+    let file = crate::input::open_within(path, WHAT, limit, HINT)?;
+    let reader = std::io::BufReader::with_capacity(64 << 10, file.take(limit + 1));
+    let mut lines = crate::input::Lines::new(reader, path, WHAT).with_limit(limit as usize + 1);
+    let mut buf = Vec::new();
+    let mut total = 0u64;
+    while let Some(no) = lines.next_line(&mut buf)? {
+        total += buf.len() as u64 + 1;
+        if total > limit + 1 {
+            return Err(crate::input::grew_past(path, WHAT, limit));
+        }
+        let line = std::str::from_utf8(&buf).map_err(|_| input_error(path, Some(no), "not valid UTF-8"))?;
+        if let Some(row) = jsonl_row(path, no, line, false)? {
+            each(row)?;
+        }
+    }
+    Ok(())
+}
+
+const WHAT: &str = "labeling sheet";
+const HINT: &str = "make one with `rgate gold pool`";
+
+fn read_as(path: &Path, keep_text: bool) -> Result<Vec<SheetRow>> {
+    let bytes = crate::input::read(path, WHAT, crate::input::SHEET_LIMIT, HINT)?;
     let bytes = crate::diag::strip_bom(&bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         input_error(
@@ -182,33 +228,43 @@ pub fn read(path: &Path) -> Result<Vec<SheetRow>> {
         )
     })?;
     match SheetFormat::of(path) {
-        SheetFormat::Jsonl => parse_jsonl(path, text),
-        SheetFormat::Csv => parse_csv(path, text),
+        SheetFormat::Jsonl => parse_jsonl(path, text, keep_text),
+        SheetFormat::Csv => parse_csv(path, text, keep_text),
     }
 }
 
-fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
+fn parse_jsonl(path: &Path, text: &str, keep_text: bool) -> Result<Vec<SheetRow>> {
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
+        if let Some(row) = jsonl_row(path, i + 1, line, keep_text)? {
+            rows.push(row);
         }
-        let row: SheetRow = serde_json::from_str(t).map_err(|e| {
-            input_error_hint(
-                path,
-                Some(i + 1),
-                format!("not a sheet row: {e}"),
-                "each line is an object with query_id, query, stratum, chunk_id, text, grade, source, labeler, verified",
-            )
-        })?;
-        check(path, Some(i + 1), &row)?;
-        rows.push(row);
     }
     Ok(rows)
 }
 
-fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
+/// One line of a JSONL sheet: a checked row, or none for a blank line.
+fn jsonl_row(path: &Path, no: usize, line: &str, keep_text: bool) -> Result<Option<SheetRow>> {
+    let t = line.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    let mut row: SheetRow = serde_json::from_str(t).map_err(|e| {
+        input_error_hint(
+            path,
+            Some(no),
+            format!("not a sheet row: {e}"),
+            "each line is an object with query_id, query, stratum, chunk_id, text, grade, source, labeler, verified",
+        )
+    })?;
+    check(path, Some(no), &row)?;
+    if !keep_text {
+        row.text = None;
+    }
+    Ok(Some(row))
+}
+
+fn parse_csv(path: &Path, text: &str, keep_text: bool) -> Result<Vec<SheetRow>> {
     let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let headers = r
         .headers()
@@ -263,7 +319,7 @@ fn parse_csv(path: &Path, text: &str) -> Result<Vec<SheetRow>> {
             query: get("query").to_string(),
             stratum: get("stratum").to_string(),
             chunk_id: csv_value(rec.get(ci).unwrap_or("")).into_owned(),
-            text: opt("text"),
+            text: if keep_text { opt("text") } else { None },
             grade,
             source: opt("source"),
             labeler: opt("labeler"),
@@ -434,6 +490,58 @@ mod tests {
             labeler: Some(who.into()),
             ..Default::default()
         }
+    }
+
+    /// Read a row at a time, a JSONL sheet gives the rows `read` gives,
+    /// their chunk text dropped; a blank line, a byte order mark and CRLF
+    /// endings read as before, and an error names its line.
+    #[test]
+    fn a_sheet_read_row_by_row_is_the_sheet_without_its_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![
+            row("q1", "c1", Some(2)),
+            row("q1", "c2", None),
+            row("q2", "c3", Some(0)),
+        ];
+        let mut text = String::from("\u{feff}");
+        for (i, r) in rows.iter().enumerate() {
+            text += &serde_json::to_string(r).unwrap();
+            text += if i == 1 { "\r\n\n" } else { "\n" };
+        }
+        for name in ["s.jsonl", "s.csv"] {
+            let p = dir.path().join(name);
+            let body = match name {
+                "s.csv" => render(&rows, SheetFormat::Csv).unwrap(),
+                _ => text.clone(),
+            };
+            std::fs::write(&p, body).unwrap();
+            let want: Vec<SheetRow> = read(&p)
+                .unwrap()
+                .into_iter()
+                .map(|mut r| {
+                    r.text = None;
+                    r
+                })
+                .collect();
+            assert_eq!(want.len(), 3);
+            assert_eq!(read_grades(&p).unwrap(), want, "{name}");
+        }
+        let p = dir.path().join("bad.jsonl");
+        std::fs::write(
+            &p,
+            format!(
+                "{}\n\n{{\"query_id\": 1}}\n",
+                serde_json::to_string(&rows[0]).unwrap()
+            ),
+        )
+        .unwrap();
+        let e = format!("{:#}", read_grades(&p).unwrap_err());
+        assert!(e.contains("bad.jsonl:3: not a sheet row"), "{e}");
+        let mut bytes = serde_json::to_vec(&rows[0]).unwrap();
+        bytes.extend_from_slice(b"\n\xff\n");
+        std::fs::write(&p, bytes).unwrap();
+        let e = format!("{:#}", read_grades(&p).unwrap_err());
+        assert!(e.contains("bad.jsonl:2: not valid UTF-8"), "{e}");
     }
 
     #[test]

@@ -733,6 +733,12 @@ fn funnel(st: &StageOutcome) -> String {
 /// summaries, with id, text and what was lost, stay visible).
 const OPEN_FLIPS: usize = 30;
 
+/// Flips written into the page at most, each with its two top-k lists:
+/// 50,000 flips made a 46 MB page no browser opens comfortably, and no
+/// reviewer reads past the first few hundred. The rest are counted, per
+/// stage, and listed in full by the JSON report.
+pub const HTML_FLIPS: usize = 500;
+
 /// The queries that went from hit to miss, by stage and stratum, each with
 /// its text, the metrics that lost it, and its top k baseline beside
 /// current: the chunks lost from and gained in the top k, relevant ones in
@@ -765,12 +771,16 @@ fn flips(r: &RetrieverOutcome) -> String {
         .collect()
     };
     let open = r.flips.len() <= OPEN_FLIPS;
+    let mut shown = 0;
     for (title, group) in groups {
         if let Some(t) = title {
             let _ = writeln!(s, "<h4>{t} ({})</h4>", group.len());
         }
+        let room = HTML_FLIPS - shown;
+        let rest = group.len().saturating_sub(room);
         let mut last: Option<&str> = None;
-        for f in group {
+        for f in group.into_iter().take(room) {
+            shown += 1;
             if last != Some(f.stratum.as_str()) {
                 if last.is_some() {
                     s += "</div>\n";
@@ -782,6 +792,15 @@ fn flips(r: &RetrieverOutcome) -> String {
         }
         if last.is_some() {
             s += "</div>\n";
+        }
+        if rest > 0 {
+            let _ = writeln!(
+                s,
+                "<p class=\"more\">… and {} more quer{} {}, not shown: the page shows the first {HTML_FLIPS} flips (the JSON report, <code>--format json</code>, lists every one).</p>",
+                crate::input::grouped(rest as u64),
+                if rest == 1 { "y" } else { "ies" },
+                if title.is_some() { "in this group" } else { "went from hit to miss" },
+            );
         }
     }
     if r.gained > 0 {
@@ -1314,6 +1333,67 @@ mod tests {
         ] {
             assert_eq!(base64(i.as_bytes()), o, "{i}");
         }
+    }
+
+    /// 1,203 flips over two stages: the page holds the first
+    /// [`HTML_FLIPS`] (500: 700 lost in rerank, of which 500 shown, then
+    /// none of the 503 lost in retrieval) and says how many it left out in
+    /// each group; the headings keep the full counts.
+    #[test]
+    fn the_page_shows_at_most_so_many_flips_and_counts_the_rest() {
+        let mut r = RetrieverOutcome::new("r", "run.jsonl".into(), 100);
+        r.flips = (0..1203)
+            .map(|i| Flip {
+                query_id: format!("q{i}"),
+                stratum: "s".into(),
+                text: None,
+                lost: vec!["recall@10".into()],
+                lost_in: Some(if i < 700 {
+                    LostIn::Rerank
+                } else {
+                    LostIn::Retrieval
+                }),
+                top: None,
+            })
+            .collect();
+        r.stages = Some(StageOutcome {
+            candidates: "c.jsonl".into(),
+            cutoff: None,
+            lost: Vec::new(),
+            ceilings: Vec::new(),
+            losses: Vec::new(),
+            absent: Vec::new(),
+        });
+        let h = flips(&r);
+        assert_eq!(h.matches("<p class=\"flip\">").count(), HTML_FLIPS);
+        assert!(
+            h.contains("<h3>Queries that went from hit to miss (1203)</h3>"),
+            "{h}"
+        );
+        assert!(h.contains("<h4>lost in rerank (700)</h4>"), "{h}");
+        assert!(h.contains("<h4>lost in retrieval (503)</h4>"), "{h}");
+        assert!(
+            h.contains("… and 200 more queries in this group, not shown"),
+            "{h}"
+        );
+        assert!(
+            h.contains("… and 503 more queries in this group, not shown"),
+            "{h}"
+        );
+        assert!(h.contains(">q499<") && !h.contains(">q500<"), "{h}");
+        // Without stages: one group, one remainder, grouped by thousands.
+        r.stages = None;
+        r.flips
+            .extend(r.flips.clone().into_iter().take(1000).map(|mut f| {
+                f.query_id += "b";
+                f
+            }));
+        let h = flips(&r);
+        assert_eq!(h.matches("<p class=\"flip\">").count(), HTML_FLIPS);
+        assert!(
+            h.contains("… and 1,703 more queries went from hit to miss, not shown"),
+            "{h}"
+        );
     }
 
     #[test]
