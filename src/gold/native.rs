@@ -1404,7 +1404,7 @@ mod tests {
 
     /// Every reader reads the model grades, the verified marks and the
     /// draw alike: block YAML (the fast path, which agrees with
-    /// serde-saphyr on it), flow YAML (serde-saphyr), JSON, JSONL (the draw
+    /// serde-saphyr on it), flow YAML (both paths), JSON, JSONL (the draw
     /// a line of its own), and the writer's output reads back the same.
     #[test]
     fn both_label_sets_read_the_same_through_every_reader() {
@@ -1424,8 +1424,21 @@ mod tests {
         let (g, _) = load_str("g.yaml", &yaml).unwrap();
         check_both(&g);
         let flow = "queries:\n- {id: q1, stratum: a, model: {c1: 3, c2: 0}}\n- {id: q2, stratum: a, relevant: {c3: 2, c4: 0}, model: {c3: 1, c4: 2}, verified: true}\n- {id: q3, stratum: b, relevant: {c5: 1}}\n- {id: q4, stratum: b, relevant: {}, verified: true}\nverify_sample: {seed: 7, ids: [q2, q4], drawn_at: '2026-12-07T01:00:00Z'}\n";
-        assert_eq!(fast_yaml::parse(flow, ProvenanceUse::Keep), None);
+        // The fast path reads flow style too (main's reader), as
+        // serde-saphyr does, the draw's line included (its key's: 6).
+        let fast = agree_file(flow).expect("the fast path reads flow style");
+        assert_eq!(fast.verify_sample.as_ref().map(|s| s.1), Some(6));
         check_both(&load_str("g.yaml", flow).unwrap().0);
+        // A flow draw over several lines is placed where its map opens.
+        let runs_on = flow.replace("{seed: 7, ", "{\n  seed: 7,\n  ");
+        let fast = agree_file(&runs_on).expect("the fast path reads a flow map over lines");
+        assert_eq!(fast.verify_sample.as_ref().map(|s| s.1), Some(6));
+        check_both(&load_str("g.yaml", &runs_on).unwrap().0);
+        // serde-saphyr's reading of the same (a comment inside a flow map
+        // is outside the fast path's subset).
+        let commented = flow.replace("{id: q1, ", "{id: q1, # model only\n  ");
+        assert_eq!(fast_yaml::parse(&commented, ProvenanceUse::Keep), None);
+        check_both(&load_str("g.yaml", &commented).unwrap().0);
         check_both(
             &load_str("g.json", &serde_json::to_string_pretty(&doc).unwrap())
                 .unwrap()
