@@ -642,6 +642,7 @@ where
                         id: Some(q.id_line),
                         stratum: Some(q.stratum.as_ref().map_or(q.id_line, |s| s.1)),
                     };
+                    let labeling = q.labeling.map(|l| *l).unwrap_or_default();
                     let read = ReadQuery {
                         id: q.id,
                         text: q.text,
@@ -651,8 +652,8 @@ where
                         provenance: q.provenance,
                         answer: q.answer,
                         meta: q.meta,
-                        model: q.model,
-                        verified: q.verified.unwrap_or(false),
+                        model: labeling.model,
+                        verified: labeling.verified.unwrap_or(false),
                     };
                     add_read(&mut b, read, || lines)?;
                 }
@@ -1097,7 +1098,7 @@ mod tests {
 
     // ---- the fast YAML path agrees with serde-saphyr ---------------------
 
-    use super::super::fast_yaml::{self, FastFile, FastQuery};
+    use super::super::fast_yaml::{self, FastFile, FastLabeling, FastQuery};
     use super::{yaml_options, NativeFile, ProvenanceUse};
     use crate::gold::{to_yaml, Provenance};
     use proptest::prelude::*;
@@ -1131,8 +1132,12 @@ mod tests {
                     provenance: q.provenance,
                     answer: q.answer,
                     meta: q.meta,
-                    model: q.model.map(|m| m.0),
-                    verified: q.verified,
+                    labeling: (q.model.is_some() || q.verified.is_some()).then(|| {
+                        Box::new(FastLabeling {
+                            model: q.model.map(|m| m.0),
+                            verified: q.verified,
+                        })
+                    }),
                 }
             })
             .collect();
