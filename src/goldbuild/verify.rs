@@ -19,7 +19,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
@@ -27,6 +27,7 @@ use super::sheet::{SheetRow, MODEL};
 use crate::diag::{input_error_hint, usage_error};
 use crate::fsutil::Rewrite;
 use crate::gold::{GoldDoc, GoldFormat, GoldSet, VerifySample};
+use crate::stats::uniform_below;
 
 /// How many queries to draw from each stratum.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,21 +49,6 @@ impl DrawSize {
     }
 }
 
-/// A uniform index below `range` (positive): Lemire's widening multiply
-/// with rejection (Lemire 2019, "Fast random integer generation in an
-/// interval"), as [`crate::stats`] draws, written out so that a rand
-/// upgrade cannot change which queries a seed draws.
-fn below(rng: &mut ChaCha8Rng, range: u32) -> u32 {
-    let range = range.max(1);
-    let zone = u32::MAX - range.wrapping_neg() % range;
-    loop {
-        let wide = u64::from(rng.next_u32()) * u64::from(range);
-        if (wide as u32) <= zone {
-            return (wide >> 32) as u32;
-        }
-    }
-}
-
 /// The drawn query positions: strata by name, within each the drawn
 /// queries sorted by id. Strata without model grades draw nothing.
 pub fn draw(gold: &GoldSet, size: DrawSize, seed: u64) -> Vec<usize> {
@@ -80,7 +66,7 @@ pub fn draw(gold: &GoldSet, size: DrawSize, seed: u64) -> Vec<usize> {
         rng.set_stream(u64::from(rank));
         for i in 0..k {
             // A gold set is bounded far below 2^32 queries (GOLD_LIMIT).
-            let j = i + below(&mut rng, (pool.len() - i) as u32) as usize;
+            let j = i + uniform_below(&mut rng, (pool.len() - i) as u32) as usize;
             pool.swap(i, j);
         }
         let mut drawn = pool[..k].to_vec();
@@ -184,7 +170,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for range in [1u32, 2, 3, 7, 1000] {
             for _ in 0..100 {
-                assert!(below(&mut rng, range) < range);
+                assert!(uniform_below(&mut rng, range) < range);
             }
         }
     }

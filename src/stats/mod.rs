@@ -125,6 +125,23 @@ pub const BLOCK_SIZE: u32 = 256;
 /// would fall on either side at random and make p-values too small.
 pub const TIE_SLACK: f64 = 1e-12;
 
+/// A uniform index below `range` (positive): Lemire's widening multiply
+/// with rejection (Lemire 2019, "Fast random integer generation in an
+/// interval"). Written out rather than taken from rand's `gen_range`, so
+/// that a rand upgrade cannot change which queries a seed draws (the
+/// power estimate's resamples, `gold verify-sample`'s draw).
+pub fn uniform_below(rng: &mut ChaCha8Rng, range: u32) -> u32 {
+    use rand::RngCore;
+    let range = range.max(1);
+    let zone = u32::MAX - range.wrapping_neg() % range;
+    loop {
+        let wide = u64::from(rng.next_u32()) * u64::from(range);
+        if (wide as u32) <= zone {
+            return (wide >> 32) as u32;
+        }
+    }
+}
+
 /// Query indices grouped by stratum. Resampling happens within each group, so
 /// the mix of query types in every resample matches the gold set's.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,6 @@
 //! 1988, ch. 2): a drop `delta` is detected with probability `power` at level
 //! alpha when `delta >= (z_{1-alpha} + z_power) sd / sqrt(n)`.
 
-use rand::RngCore;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use super::{block_rng, Strata, BLOCK_SIZE};
@@ -99,7 +98,7 @@ pub fn chance_any_below(
             for (g, members) in groups.iter().enumerate() {
                 let len = u32::try_from(members.len()).unwrap_or(u32::MAX);
                 for _ in 0..members.len() {
-                    let q = members[below(&mut rng, len) as usize];
+                    let q = members[super::uniform_below(&mut rng, len) as usize];
                     for j in 0..k {
                         sums[g * k + j] += value(q, j);
                     }
@@ -124,20 +123,6 @@ pub fn chance_any_below(
     }
     let b = f64::from(resamples);
     (each.iter().map(|&c| c as f64 / b).collect(), any as f64 / b)
-}
-
-/// A uniform index below `range` (positive) by widening multiply with
-/// rejection (Lemire 2019), written out so that a rand upgrade cannot
-/// change which queries a seed draws.
-fn below(rng: &mut rand_chacha::ChaCha8Rng, range: u32) -> u32 {
-    let range = range.max(1);
-    let zone = u32::MAX - range.wrapping_neg() % range;
-    loop {
-        let wide = u64::from(rng.next_u32()) * u64::from(range);
-        if (wide as u32) <= zone {
-            return (wide >> 32) as u32;
-        }
-    }
 }
 
 /// `z_{1-alpha} + z_power`, or None when either level is outside (0, 1).
