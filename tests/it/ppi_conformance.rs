@@ -6,16 +6,10 @@
 use rgate::stats::ppi::{power_tuned_lambda, ppi_mean, ppi_mean_with_lambda, PpiInput, MIN_VERIFIED};
 use serde_json::Value;
 
+use crate::common::floats;
+
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ppi/reference.json");
 const TOL: f64 = 1e-6;
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
-}
 
 fn close(case: &str, what: &str, got: f64, want: f64) {
     assert!(

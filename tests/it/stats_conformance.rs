@@ -10,19 +10,13 @@ use rgate::stats::{
 };
 use serde_json::Value;
 
+use crate::common::floats;
+
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats/vectors.json");
 
 fn vectors() -> Value {
     let text = std::fs::read_to_string(FIXTURE).expect("read stats fixture");
     serde_json::from_str(&text).expect("parse stats fixture")
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
 }
 
 fn num(expected: &Value, key: &str) -> f64 {

@@ -10,6 +10,15 @@ use std::path::{Path, PathBuf};
 
 pub use project::TestProject;
 
+/// A JSON array of numbers from a reference fixture (scipy's, ppi-python's).
+pub fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     repo("tests/fixtures").join(rel)
 }
