@@ -120,9 +120,11 @@ fn run(
                 people_verified: &y,
             };
             // Graded by people already: the model has no part in it.
-            let e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
+            let mut e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
                 ppi::try_ppi_mean_with_lambda(&input, 0.0)
             })?;
+            // No model grade among them: counted as people-labeled only.
+            e.n_model = 0;
             parts.push((w * s.people.len() as f64 / s.len() as f64, e));
         }
     }
