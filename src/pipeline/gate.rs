@@ -486,10 +486,20 @@ pub fn decide(
         }
         retrievers.push(outcome);
     }
+    // The judge is about the gold set, not a run: it gates `gate`, and
+    // leaves `baseline update` (recording) to the retrievers' verdicts.
+    let judge = if recording {
+        None
+    } else {
+        gate::JudgeCheck::of(&prep.gold, config.relevance_level, &config.gate.judge)
+    };
+    let mut warnings = prep.warnings.0.clone();
+    warnings.extend(judge.as_ref().and_then(|j| j.warning()).map(str::to_string));
     Ok(GateOutcome {
         settings: config.gate.clone(),
         retrievers,
-        warnings: prep.warnings.0.clone(),
+        warnings,
+        judge,
     })
 }
 

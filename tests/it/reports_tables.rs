@@ -269,6 +269,7 @@ fn the_header_names_the_resamples_that_decided() {
             settings,
             retrievers: vec![r],
             warnings: vec![],
+            judge: None,
         };
         let text = GateView {
             outcome: &outcome,
