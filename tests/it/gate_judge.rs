@@ -1,0 +1,147 @@
+//! `gate.judge` end to end (SPEC "Gating on model labels", judge
+//! calibration): the fixture's model agrees with people at kappa 4/25 =
+//! 0.16 on its 2 verified queries (worked by hand in
+//! tests/fixtures/judge/gold.yaml, checked with scikit-learn), so
+//! `min_kappa: 0.6` fails the gate under `on_low: fail` and only warns
+//! under `on_low: warn`, every retriever passing.
+
+use crate::common;
+
+use common::{fixture, TestProject};
+
+const REASON: &str = "the judge disagrees with people: kappa 0.16 < 0.6 on 2 verified queries";
+
+fn project(judge: &str) -> TestProject {
+    let config = format!(
+        "gold: gold.yaml\nbaselines: baselines\nmetrics: [hit_rate@3]\nretrievers:\n  - name: r\n    run: run.jsonl\ngate:\n{judge}"
+    );
+    TestProject::new()
+        .with_copy("gold.yaml", fixture("judge/gold.yaml"))
+        .with_copy("run.jsonl", fixture("judge/run.jsonl"))
+        .with_file("rgate.yaml", config)
+        .with_config("rgate.yaml")
+        .with_env("SOURCE_DATE_EPOCH", "1795996800")
+}
+
+#[test]
+fn a_judge_below_min_kappa_fails_the_gate_under_on_low_fail() {
+    let p = project("  judge:\n    min_kappa: 0.6\n    on_low: fail\n");
+    // A baseline, so the retriever itself passes: only the judge fails.
+    // Recording is no gate: the judge neither refuses nor fails it.
+    let o = p.run(&["baseline", "update", "r"]);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(!o.stdout.contains("judge"), "{}", o.stdout);
+    let o = p.run(&["gate"]);
+    assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("FAIL (0 of 1 retriever regressed; the judge failed)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains(&format!("judge: fail (on_low: fail): {REASON}")),
+        "{}",
+        o.stdout
+    );
+    let (code, v) = p.json(&["gate"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["verdict"], "fail");
+    assert_eq!(v["retrievers"][0]["verdict"], "pass");
+    let j = &v["judge"];
+    assert!((j["kappa"].as_f64().unwrap() - 0.16).abs() < 1e-12, "{j}");
+    assert_eq!(j["n_verified"], 2);
+    assert_eq!(j["pairs"], 7);
+    assert_eq!(j["min_kappa"], 0.6);
+    assert_eq!(j["on_low"], "fail");
+    assert_eq!(j["verdict"], "fail");
+    assert_eq!(j["reason"], REASON);
+    // JUnit: the judge is a failing test case of its own.
+    let o = p.run(&["--format", "junit", "gate"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stdout
+            .contains("<testcase classname=\"rgate.judge\" name=\"kappa\">"),
+        "{}",
+        o.stdout
+    );
+    let escaped = REASON.replace('<', "&lt;");
+    assert!(
+        o.stdout.contains(&format!(
+            "<failure message=\"judge: fail (on_low: fail): {escaped}\"/>"
+        )),
+        "{}",
+        o.stdout
+    );
+    // Markdown: one line under the retrievers.
+    let o = p.run(&["--format", "markdown", "gate"]);
+    assert!(
+        o.stdout
+            .contains(&format!("- judge: fail (on_low: fail): {escaped}\n")),
+        "{}",
+        o.stdout
+    );
+    let o = p.run(&["--format", "html", "gate"]);
+    assert!(
+        o.stdout.contains("<p class=\"judge fail\">judge: fail"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn on_low_warn_passes_with_the_reason_as_a_warning() {
+    let p = project("  judge:\n    min_kappa: 0.6\n");
+    assert_eq!(p.run(&["baseline", "update", "r"]).code, 0);
+    let o = p.run(&["gate"]);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains(&format!("warning: {REASON}")), "{}", o.stdout);
+    let (code, v) = p.json(&["gate"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["verdict"], "pass");
+    assert_eq!(v["judge"]["verdict"], "warn");
+    assert_eq!(v["judge"]["on_low"], "warn");
+    assert_eq!(v["judge"]["reason"], REASON);
+    assert!(
+        v["warnings"].as_array().unwrap().iter().any(|w| w == REASON),
+        "{v}"
+    );
+    let o = p.run(&["--format", "junit", "gate"]);
+    assert!(o.stdout.contains("failures=\"0\""), "{}", o.stdout);
+}
+
+#[test]
+fn without_min_kappa_the_kappa_is_information() {
+    let p = project("  alpha: 0.05\n");
+    assert_eq!(p.run(&["baseline", "update", "r"]).code, 0);
+    let (code, v) = p.json(&["gate"]);
+    assert_eq!(code, 0);
+    let j = &v["judge"];
+    assert_eq!(j["verdict"], "none");
+    assert_eq!(j["min_kappa"], serde_json::Value::Null);
+    assert_eq!(j["reason"], serde_json::Value::Null);
+    assert_eq!(j["n_verified"], 2);
+    let o = p.run(&["gate"]);
+    assert!(
+        o.stdout.contains(
+            "judge: kappa 0.1600 on 2 verified queries (7 pairs, relevant = grade >= 1); not gated"
+        ),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_bad_judge_setting_exits_2_naming_the_config() {
+    let p = project("  judge:\n    min_kappa: 2\n");
+    let o = p.run(&["gate"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("rgate.yaml:9"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("judge min_kappa 2 is outside [-1, 1]"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("hint:"), "{}", o.stderr);
+}
