@@ -145,3 +145,30 @@ fn a_bad_judge_setting_exits_2_naming_the_config() {
     );
     assert!(o.stderr.contains("hint:"), "{}", o.stderr);
 }
+
+#[test]
+fn a_gold_set_without_model_grades_has_no_judge_check() {
+    let p = TestProject::demo(&["bm25"])
+        .with_file(
+            "rgate.yaml",
+            "gold: demo/gold.yaml\nbaselines: b\nretrievers:\n  - name: bm25\n    run: demo/runs/bm25.jsonl\n",
+        )
+        .with_config("rgate.yaml");
+    assert_eq!(p.run(&["baseline", "update"]).code, 0);
+    let (code, v) = p.json(&["gate"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["judge"], serde_json::Value::Null);
+    assert!(!p.run(&["gate"]).stdout.contains("judge"));
+    // Asking for a judge the gold set cannot show fails under on_low: fail.
+    p.write(
+        "rgate.yaml",
+        "gold: demo/gold.yaml\nbaselines: b\nretrievers:\n  - name: bm25\n    run: demo/runs/bm25.jsonl\ngate:\n  judge: {min_kappa: 0.5, on_low: fail}\n",
+    );
+    let (code, v) = p.json(&["gate"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["judge"]["n_verified"], 0);
+    assert_eq!(
+        v["judge"]["reason"],
+        "the judge cannot be checked: no verified query has model grades (min_kappa 0.5; no pairs)"
+    );
+}
