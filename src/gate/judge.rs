@@ -8,10 +8,11 @@
 //! config's relevance level, as `gold agreement` computes it
 //! ([`agreement::stats`]); the pairs are [`agreement::from_labeling`]'s.
 //! Why gate on it at all: a model's agreement with people moves with the
-//! prompt and the corpus (kappa by ±0.28 across prompts, Alaofi et al.
-//! 2025), and PPI's interval, though valid whatever the model's errors, is
-//! only narrower than people's alone when the model is informative; a
-//! judge that drifted should be seen in the gate, not found later.
+//! prompt and the data (see `goldbuild::agreement`), and PPI's interval,
+//! though valid whatever the model's errors (Angelopoulos et al., Science
+//! 2023), is narrower than people's alone only when the model is
+//! informative; a judge that drifted should show in the gate, not be
+//! found later.
 //!
 //! Computed once per gate from the gold set, whatever the labels mode.
 
