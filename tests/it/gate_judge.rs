@@ -172,3 +172,24 @@ fn a_gold_set_without_model_grades_has_no_judge_check() {
         "the judge cannot be checked: no verified query has model grades (min_kappa 0.5; no pairs)"
     );
 }
+
+/// The kappa is the gold set's, whichever labels score the runs: under
+/// `labels: model` the gate scores a view of the gold set, and the judge
+/// is still measured on the gold set as loaded (4/25 on 7 pairs).
+#[test]
+fn the_judge_is_the_same_whatever_the_labels_mode() {
+    for labels in ["people", "model"] {
+        let p = project("  judge:\n    min_kappa: 0.6\n    on_low: fail\n");
+        let text = p.read("rgate.yaml");
+        p.write("rgate.yaml", format!("labels: {labels}\n{text}"));
+        assert_eq!(p.run(&["baseline", "update", "r"]).code, 0, "{labels}");
+        let (code, v) = p.json(&["gate"]);
+        assert_eq!(code, 1, "{labels}: {v}");
+        assert_eq!(
+            (v["judge"]["n_verified"].as_u64(), v["judge"]["pairs"].as_u64()),
+            (Some(2), Some(7)),
+            "{labels}"
+        );
+        assert_eq!(v["judge"]["reason"], REASON, "{labels}");
+    }
+}
