@@ -254,6 +254,45 @@ impl OnInconclusive {
 /// `labels:`, defined beside the label views it picks (the gold layer).
 pub use crate::gold::LabelMode;
 
+/// What a judge whose agreement with people is below `min_kappa` does to
+/// the gate (`gate.judge.on_low`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnLow {
+    /// The gate fails (exit 1), with the reason.
+    Fail,
+    /// The reason becomes a warning; the verdict stands.
+    Warn,
+}
+
+impl OnLow {
+    pub fn name(self) -> &'static str {
+        match self {
+            OnLow::Fail => "fail",
+            OnLow::Warn => "warn",
+        }
+    }
+}
+
+/// `gate.judge`: how far the model's grades must agree with people's on the
+/// verified queries (Cohen's kappa on relevant/not) before the gate trusts
+/// a gold set that leans on them (SPEC "Gating on model labels").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JudgeSettings {
+    /// In [-1, 1]; `None`: the kappa is reported, never gated on.
+    pub min_kappa: Option<f64>,
+    pub on_low: OnLow,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        JudgeSettings {
+            min_kappa: None,
+            on_low: OnLow::Warn,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Weighting {
@@ -339,6 +378,8 @@ pub struct GateSettings {
     /// rgate to release a retriever's lock: long enough that concurrent CI
     /// jobs queue rather than fail.
     pub lock_timeout: std::time::Duration,
+    /// `gate.judge`: the model's agreement with people the gate requires.
+    pub judge: JudgeSettings,
 }
 
 impl Default for GateSettings {
@@ -356,6 +397,7 @@ impl Default for GateSettings {
             rules: Vec::new(),
             max_missing: DEFAULT_MAX_MISSING,
             lock_timeout: std::time::Duration::from_secs(DEFAULT_LOCK_TIMEOUT_S),
+            judge: JudgeSettings::default(),
         }
     }
 }
@@ -654,6 +696,69 @@ mod tests {
             assert!(e.contains(want), "{text}: {e}");
             assert!(e.contains("hint:"), "{e}");
         }
+    }
+
+    #[test]
+    fn judge_settings_are_read_and_checked() {
+        let c = parse("gold: g\n").unwrap();
+        assert_eq!(
+            c.gate.judge,
+            JudgeSettings {
+                min_kappa: None,
+                on_low: OnLow::Warn
+            }
+        );
+        let c = parse("gold: g\ngate:\n  judge:\n    min_kappa: 0.6\n    on_low: fail\n").unwrap();
+        assert_eq!(
+            c.gate.judge,
+            JudgeSettings {
+                min_kappa: Some(0.6),
+                on_low: OnLow::Fail
+            }
+        );
+        let c = parse("gold: g\ngate:\n  judge: {min_kappa: -1}\n").unwrap();
+        assert_eq!(
+            c.gate.judge,
+            JudgeSettings {
+                min_kappa: Some(-1.0),
+                on_low: OnLow::Warn
+            }
+        );
+        for (text, line, want) in [
+            (
+                "    min_kappa: 1.5\n",
+                4,
+                "judge min_kappa 1.5 is outside [-1, 1]",
+            ),
+            ("    min_kappa: -2\n", 4, "judge min_kappa -2 is outside [-1, 1]"),
+            (
+                "    min_kappa: .nan\n",
+                4,
+                "judge min_kappa NaN is outside [-1, 1]",
+            ),
+            ("    on_low: fail\n", 4, "judge on_low without min_kappa"),
+            (
+                "    min_kappa: 0.6\n    on_low: pass\n",
+                5,
+                "unknown variant `pass`",
+            ),
+            (
+                "    min_kappa: 0.6\n    min_kapa: 0.7\n",
+                5,
+                "unknown field `min_kapa`",
+            ),
+        ] {
+            let e = parse(&format!("gold: g\ngate:\n  judge:\n{text}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("conf/rgate.yaml:{line}")), "{text}: {e}");
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(e.contains("hint:"), "{e}");
+        }
+        let e = parse("gold: g\ngate:\n  judge:\n    min_kapa: 0.7\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `min_kappa`?"), "{e}");
     }
 
     #[test]

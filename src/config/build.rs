@@ -9,11 +9,13 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_saphyr::Spanned;
 
-use super::raw::{line, Num, RawCandidates, RawConfig, RawDepth, RawGate, RawRetriever, RawRule, RawStrata};
+use super::raw::{
+    line, Num, RawCandidates, RawConfig, RawDepth, RawGate, RawJudge, RawRetriever, RawRule, RawStrata,
+};
 use super::{
     check_alpha, check_relevance_level, check_resamples, check_span_coverage, clean, valid_retriever_name,
-    Candidates, Config, Decision, GateSettings, Retriever, RetrieverCommand, Rule, StrataSel, Tolerance,
-    DEFAULT_TIMEOUT_S,
+    Candidates, Config, Decision, GateSettings, JudgeSettings, Retriever, RetrieverCommand, Rule, StrataSel,
+    Tolerance, DEFAULT_TIMEOUT_S,
 };
 use crate::diag::{input_error, input_error_hint, number};
 use crate::metrics::{self, Metric};
@@ -180,6 +182,9 @@ fn gate_settings(
         gate.correction_scope = g.correction_scope.unwrap_or(gate.correction_scope);
         gate.on_inconclusive = g.on_inconclusive.unwrap_or(gate.on_inconclusive);
         gate.weighting = g.weighting.unwrap_or(gate.weighting);
+        if let Some(j) = g.judge {
+            gate.judge = judge(cx, j)?;
+        }
         if let Some(t) = &g.lock_timeout_s {
             if !(0.0..=86_400.0).contains(&t.value.0) {
                 return Err(cx.bad(
@@ -220,6 +225,36 @@ fn gate_settings(
         gate.rules = default_rules(&metrics.list);
     }
     Ok((gate, strata_lines))
+}
+
+/// `gate.judge`. A kappa lies in [-1, 1], so a threshold outside it
+/// could never be met (or never missed); `on_low` without `min_kappa`
+/// would apply to nothing, and is refused rather than read as a gate.
+fn judge(cx: &Cx, raw: Spanned<RawJudge>) -> Result<JudgeSettings> {
+    let at = line(&raw);
+    let j = raw.value;
+    let mut out = JudgeSettings::default();
+    if let Some(k) = &j.min_kappa {
+        if !(-1.0..=1.0).contains(&k.value.0) {
+            return Err(cx.bad(
+                line(k),
+                format!("judge min_kappa {} is outside [-1, 1]", number(k.value.0)),
+                "Cohen's kappa runs from -1 to 1 (0: chance agreement); 0.6 asks for substantial agreement",
+            ));
+        }
+        out.min_kappa = Some(k.value.0);
+    }
+    if let Some(o) = j.on_low {
+        if out.min_kappa.is_none() {
+            return Err(cx.bad(
+                line(&o).or(at),
+                "judge on_low without min_kappa: there is no threshold to fall below",
+                "add `min_kappa: 0.6` (say) under `judge:`, or drop `on_low`",
+            ));
+        }
+        out.on_low = o.value;
+    }
+    Ok(out)
 }
 
 /// Non-inferiority at tolerance 0 is a test of superiority: it passes

@@ -9,7 +9,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Correction, CorrectionScope, Decision, LabelMode, OnInconclusive, TestKind, Weighting};
+use super::{Correction, CorrectionScope, Decision, LabelMode, OnInconclusive, OnLow, TestKind, Weighting};
 
 /// The 1-based line a value was read from; `None` for a value serde had to
 /// buffer (an untagged enum's inside), whose position serde-saphyr loses.
@@ -109,6 +109,21 @@ pub(super) struct RawGate {
     pub rules: Option<Vec<Spanned<RawRule>>>,
     #[serde(default)]
     pub max_missing: Option<Spanned<Num<f64>>>,
+    #[serde(default)]
+    pub judge: Option<Spanned<RawJudge>>,
+}
+
+/// `gate.judge:`, as written.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "judge settings: a map with `min_kappa` and optionally `on_low`"
+)]
+pub(super) struct RawJudge {
+    #[serde(default)]
+    pub min_kappa: Option<Spanned<Num<f64>>>,
+    #[serde(default)]
+    pub on_low: Option<Spanned<OnLow>>,
 }
 
 #[derive(Deserialize)]

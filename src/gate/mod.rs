@@ -19,6 +19,7 @@
 mod checks;
 mod decide;
 mod flips;
+mod judge;
 mod pair;
 mod power;
 
@@ -34,6 +35,7 @@ use crate::stages::{self, Lost, LostIn};
 pub use checks::corrected_alpha;
 pub use decide::MAX_RESAMPLES;
 pub use flips::COVERAGE_DROP_WARN;
+pub use judge::{JudgeCheck, JudgeVerdict};
 pub use power::{
     baseline_power, can_reach, drop_spread, lenient_alpha, power, standard_error, DropSpread, PlannedPower,
     Power, Spread, POWER,
@@ -365,11 +367,18 @@ pub struct GateOutcome {
     pub retrievers: Vec<RetrieverOutcome>,
     /// About the gold set, for every retriever.
     pub warnings: Vec<String>,
+    /// The model's agreement with people on the verified queries
+    /// (`gate.judge`), once per gate: `None` when the gold set has no
+    /// verified query with model grades and no `min_kappa` asks for one.
+    pub judge: Option<JudgeCheck>,
 }
 
 impl GateOutcome {
+    /// Fails when a retriever regressed or the judge fails the gate.
     pub fn verdict(&self) -> Verdict {
-        if self.retrievers.iter().any(|r| r.verdict() == Verdict::Fail) {
+        if self.judge.as_ref().is_some_and(JudgeCheck::fails)
+            || self.retrievers.iter().any(|r| r.verdict() == Verdict::Fail)
+        {
             Verdict::Fail
         } else {
             Verdict::Pass

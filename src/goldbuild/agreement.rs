@@ -297,6 +297,46 @@ pub fn from_gold(gold: &GoldSet) -> Pairs {
     pairs
 }
 
+/// The model's grades against people's on the verified queries of a gold
+/// set's labeling (SPEC "Gating on model labels"), with how many verified
+/// queries carry model grades: what `gate.judge` gates on.
+///
+/// The pairs are the model's graded chunks of each verified query (its
+/// pooled pairs). People graded every pooled pair of a verified query, so a
+/// model-graded chunk missing from `relevant` is a person's 0, the grade
+/// the person-side metric reads it as (trec_eval: an unlisted chunk is not
+/// relevant). A chunk only people graded has no model grade to compare and
+/// is left out, as [`agreement`] leaves out a pair one side alone graded; a
+/// negative (unjudged) person grade is [`Agreement::unusable`].
+pub fn from_labeling(gold: &GoldSet) -> (Pairs, usize) {
+    let mut pairs = Pairs::default();
+    let mut queries = 0;
+    for &qi in &gold.labeling.verified {
+        let qi = qi as usize;
+        let (Some(model), Some(q)) = (gold.labeling.model_labels(qi), gold.queries.get(qi)) else {
+            continue;
+        };
+        queries += 1;
+        let people: HashMap<&str, i32> = q.labels.iter().map(|l| (l.id, l.grade)).collect();
+        for m in model {
+            let person = people.get(m.id).copied().unwrap_or(0);
+            let opinion = |grade, source: &str| Opinion {
+                grade,
+                source: source.to_string(),
+                ..Opinion::default()
+            };
+            // A query's model grades name each chunk once: no pair to merge.
+            pairs.add(
+                None,
+                gold.stratum_name(qi),
+                [opinion(m.grade, MODEL), opinion(person, PERSON)],
+            );
+        }
+    }
+    pairs.done();
+    (pairs, queries)
+}
+
 /// The figures for one set of pairs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stats {

@@ -529,11 +529,25 @@ pub fn decide(
         }
         retrievers.push(outcome);
     }
+    // The judge is about the gold set, not a run: it gates `gate`, and
+    // leaves `baseline update` (recording) to the retrievers' verdicts.
+    let judge = if recording {
+        None
+    } else {
+        // The gold set as loaded: `prep.gold` is a view of it whenever it
+        // holds model grades, and people's labels of the verified queries
+        // are what the model is measured against, whatever the labels mode.
+        let gold = prep.source.as_deref().unwrap_or(&prep.gold);
+        gate::JudgeCheck::of(gold, config.relevance_level, &config.gate.judge)
+    };
+    let mut warnings = prep.warnings.0.clone();
+    warnings.extend(judge.as_ref().and_then(|j| j.warning()).map(str::to_string));
     Ok(GateOutcome {
         settings: config.gate.clone(),
         labels: prep.label_mode,
         retrievers,
-        warnings: prep.warnings.0.clone(),
+        warnings,
+        judge,
     })
 }
 

@@ -10,9 +10,11 @@ use super::stages::{cutoff_words, lost_table};
 use super::table::{f4, short_commit, signed4, Table};
 use crate::compare::Skew;
 use crate::config::Decision;
+use crate::diag::count;
 use crate::gate::{
-    Check, CheckVerdict, Flip, GateOutcome, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
+    Check, CheckVerdict, Flip, GateOutcome, JudgeVerdict, RetrieverOutcome, StageLoss, StageOutcome, Verdict,
 };
+use crate::goldbuild::agreement::Measure;
 use crate::report::Format;
 use crate::stages::LostIn;
 
@@ -392,14 +394,49 @@ impl GateView<'_> {
             .iter()
             .filter(|r| r.verdict() == Verdict::Fail)
             .count();
+        let judge = if o.judge.as_ref().is_some_and(|j| j.fails()) {
+            "; the judge failed"
+        } else {
+            ""
+        };
         format!(
-            "rgate {}: {} ({} of {} retriever{} regressed)",
+            "rgate {}: {} ({} of {} retriever{} regressed{judge})",
             self.command,
             self.verdict_word(o.verdict()),
             failed,
             o.retrievers.len(),
             if o.retrievers.len() == 1 { "" } else { "s" }
         )
+    }
+
+    /// The judge check in one line (`gate.judge`), when the gate has one:
+    /// the reason it did not pass, or the kappa and what it was measured on.
+    pub(super) fn judge_line(&self) -> Option<String> {
+        let j = self.outcome.judge.as_ref()?;
+        let on = format!(
+            "{} on {} ({}, relevant = grade >= {})",
+            match &j.kappa {
+                Measure::Value(k) => format!("kappa {}", f4(*k)),
+                Measure::Undefined(_) => "kappa undefined".to_string(),
+            },
+            count(j.n_verified, "verified query", "verified queries"),
+            count(j.pairs as usize, "pair", "pairs"),
+            j.relevance_level
+        );
+        let why = j.kappa.reason().map(|r| format!("; {r}")).unwrap_or_default();
+        let min = j.min_kappa.map(crate::diag::number).unwrap_or_default();
+        Some(match j.verdict {
+            JudgeVerdict::Fail => format!(
+                "judge: fail (on_low: fail): {}",
+                j.reason.as_deref().unwrap_or_default()
+            ),
+            // The reason is among the gate's warnings already.
+            JudgeVerdict::Warn => format!("judge: warn (on_low: warn), {on}{why}; min_kappa {min}"),
+            JudgeVerdict::Pass => format!("judge: pass, {on}, at least min_kappa {min}"),
+            JudgeVerdict::None => {
+                format!("judge: {on}{why}; not gated (gate.judge.min_kappa gates on it)")
+            }
+        })
     }
 
     pub(super) fn baseline_desc(r: &RetrieverOutcome) -> String {

@@ -351,6 +351,10 @@ fn gate_page(v: &GateView) -> String {
         );
     }
     b += "</ul>\n";
+    if let Some(j) = v.judge_line() {
+        let class = o.judge.as_ref().map_or("none", |j| j.verdict.name());
+        let _ = writeln!(b, "<p class=\"judge {class}\">{}</p>", esc(&j));
+    }
     let _ = writeln!(
         b,
         "<p class=\"settings\">{}</p>\n</header>",

@@ -11,7 +11,10 @@
 //! each compare row) has `skew`: `null`, or, when a few queries carry most
 //! of its change (see `compare::skew_of`), `{"skewness", "direction": "gain" |
 //! "loss", "share", "carriers", "movers", "queries": [{"query_id",
-//! "delta"}]}`.
+//! "delta"}]}`. Top-level `judge` (`gate.judge`, SPEC "Gating on model
+//! labels"): `null`, or `{"kappa", "kappa_undefined", "n_verified",
+//! "pairs", "relevance_level", "min_kappa", "on_low", "verdict": "pass" |
+//! "fail" | "warn" | "none", "reason"}`.
 //!
 //! A retriever with a candidate list (SPEC "Two stages") also has
 //! `stages`: `{"candidates", "cutoff", "lost": {scope: {"n", "baseline":
@@ -231,7 +234,7 @@ fn gate_value(v: &GateView) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "schema_version": 1,
         "verdict": o.verdict().name(),
         "labels": o.labels.name(),
@@ -247,6 +250,29 @@ fn gate_value(v: &GateView) -> Value {
         },
         "retrievers": retrievers,
         "warnings": o.warnings,
+    });
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("judge".into(), judge_value(o.judge.as_ref()));
+    }
+    doc
+}
+
+/// `judge`: the model against people on the verified queries (`null`
+/// when the gate has no judge check).
+fn judge_value(j: Option<&crate::gate::JudgeCheck>) -> Value {
+    let Some(j) = j else {
+        return Value::Null;
+    };
+    json!({
+        "kappa": j.kappa.value().map_or(Value::Null, num),
+        "kappa_undefined": j.kappa.reason(),
+        "n_verified": j.n_verified,
+        "pairs": j.pairs,
+        "relevance_level": j.relevance_level,
+        "min_kappa": j.min_kappa.map_or(Value::Null, num),
+        "on_low": j.on_low.name(),
+        "verdict": j.verdict.name(),
+        "reason": j.reason,
     })
 }
 

@@ -60,6 +60,20 @@ impl Exporter for Junit {
                 body += "    </testcase>\n";
             }
         }
+        // The judge check (`gate.judge.min_kappa`) is a test case of its
+        // own: it can fail the gate when every retriever passes.
+        if let Some(j) = v.outcome.judge.as_ref().filter(|j| j.min_kappa.is_some()) {
+            tests += 1;
+            body += "    <testcase classname=\"rgate.judge\" name=\"kappa\">\n";
+            let line = v.judge_line().unwrap_or_default();
+            if j.fails() {
+                failures += 1;
+                body += &format!("      <failure message=\"{}\"/>\n", esc(&line));
+            } else {
+                body += &format!("      <system-out>{}</system-out>\n", esc(&line));
+            }
+            body += "    </testcase>\n";
+        }
         Ok(format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n    <properties>\n      <property name=\"settings\" value=\"{}\"/>\n    </properties>\n{body}  </testsuite>\n</testsuites>\n",
             esc(v.command),

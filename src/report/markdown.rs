@@ -43,6 +43,9 @@ impl Exporter for Markdown {
                 md(&v.summary(r))
             );
         }
+        if let Some(j) = v.judge_line() {
+            out += &format!("- {}\n", md(&j));
+        }
         out += &format!("\n<sub>{}</sub>\n", v.settings_line());
         for w in &o.warnings {
             out += &format!("\n> **Warning**: {}\n", md(w));

@@ -28,6 +28,9 @@ impl Exporter for Terminal {
             return Ok(quiet_gate(v));
         }
         let mut out = v.headline() + "\n" + &v.settings_line() + "\n";
+        if let Some(j) = v.judge_line() {
+            out += &format!("{}\n", terminal(&j));
+        }
         for w in &v.outcome.warnings {
             out += &format!("warning: {}\n", terminal(w));
         }
@@ -197,6 +200,9 @@ impl Exporter for Terminal {
 /// why it failed, then where the rest is.
 fn quiet_gate(v: &GateView) -> String {
     let mut out = v.headline() + "\n";
+    if v.outcome.judge.as_ref().is_some_and(|j| j.fails()) {
+        out += &format!("{}\n", terminal(&v.judge_line().unwrap_or_default()));
+    }
     let failed: Vec<_> = v
         .outcome
         .retrievers

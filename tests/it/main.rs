@@ -38,6 +38,7 @@ mod conformance_eval;
 mod eval_ci;
 mod gate_decisions;
 mod gate_family;
+mod gate_judge;
 mod gate_stages;
 mod gate_values;
 mod gold_agreement;

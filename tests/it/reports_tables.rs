@@ -270,6 +270,7 @@ fn the_header_names_the_resamples_that_decided() {
             labels: rgate::config::LabelMode::People,
             retrievers: vec![r],
             warnings: vec![],
+            judge: None,
         };
         let text = GateView {
             outcome: &outcome,
