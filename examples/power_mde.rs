@@ -271,8 +271,10 @@ fn gate_pair(
                 text_sha: None,
                 spans: Vec::new(),
                 candidate_spans: Vec::new(),
+                model_values: None,
             })
             .collect(),
+        model_fingerprint: None,
     };
     let scores = Scores {
         metrics: w.prep.metrics.clone(),
@@ -285,6 +287,7 @@ fn gate_pair(
         rankings: &rankings,
         scores: &scores,
         candidates: None,
+        ppi: None,
     };
     gate::evaluate(&w.prep, s, &c, Some(&b))
 }

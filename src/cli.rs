@@ -205,6 +205,12 @@ fn parse_span_coverage(s: &str) -> Result<f64, String> {
     Ok(c)
 }
 
+/// `--labels`: people, model or ppi.
+fn parse_labels(s: &str) -> Result<crate::config::LabelMode, String> {
+    crate::config::LabelMode::parse(s)
+        .ok_or_else(|| format!("`{s}` is not a label set\nhint: use people, model or ppi"))
+}
+
 /// `NAME=PATH`, for overriding a retriever's run file.
 pub fn parse_run_override(s: &str) -> Result<(String, PathBuf), String> {
     match s.split_once('=') {
@@ -331,6 +337,10 @@ pub struct GateArgs {
     /// A retriever without a baseline is an error instead of a pass
     #[arg(long)]
     pub require_baseline: bool,
+    /// Labels to score with, instead of the config's `labels:` (people,
+    /// model or ppi)
+    #[arg(long, value_name = "SET", value_parser = parse_labels)]
+    pub labels: Option<crate::config::LabelMode>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -708,6 +718,11 @@ pub struct GoldArgs {
     /// and of a chunk that must lie in a span to count as relevant (0, 1]
     #[arg(long, value_name = "SHARE", value_parser = parse_span_coverage)]
     pub span_coverage: Option<f64>,
+    /// Labels to score with: people's only (default), the model's where no
+    /// person graded (biased), or ppi (model grades corrected by a verified
+    /// random sample: prediction-powered inference)
+    #[arg(long, value_name = "SET", value_parser = parse_labels)]
+    pub labels: Option<crate::config::LabelMode>,
 }
 
 impl GoldArgs {

@@ -241,6 +241,39 @@ impl OnInconclusive {
     }
 }
 
+/// Which labels score the runs (SPEC "Gating on model labels"): people's
+/// only, the model's where no person graded (biased by its errors), or a
+/// prediction-powered estimate from the model's grades corrected by a
+/// random sample people verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelMode {
+    #[default]
+    People,
+    Model,
+    Ppi,
+}
+
+impl LabelMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelMode::People => "people",
+            LabelMode::Model => "model",
+            LabelMode::Ppi => "ppi",
+        }
+    }
+
+    /// The command line's and the Python module's spelling.
+    pub fn parse(s: &str) -> Option<LabelMode> {
+        match s {
+            "people" => Some(LabelMode::People),
+            "model" => Some(LabelMode::Model),
+            "ppi" => Some(LabelMode::Ppi),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Weighting {
@@ -384,6 +417,8 @@ pub struct Config {
     pub relevance_level: i32,
     /// Share of a span label that retrieved chunks must cover (default 0.5).
     pub span_coverage: f64,
+    /// `labels:` (default people).
+    pub labels: LabelMode,
     /// Every metric computed: the configured ones plus any a rule gates.
     pub metrics: Vec<Metric>,
     pub retrievers: Vec<Retriever>,

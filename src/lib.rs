@@ -69,6 +69,7 @@ pub mod judge;
 pub mod metrics;
 pub mod origin;
 pub mod pipeline;
+pub mod ppi;
 pub mod prepared;
 pub mod report;
 pub mod retriever;

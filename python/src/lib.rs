@@ -419,6 +419,7 @@ fn evaluate(
                 by_stratum,
                 trec_names: false,
                 curves: &[],
+                ppi: run.ppi.as_ref().map(|p| &p.summary),
             };
             let json = view.render(Format::Json)?;
             let table = EvalView {

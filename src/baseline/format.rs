@@ -17,10 +17,11 @@ use crate::metrics::Metric;
 /// The newest baseline schema this rgate reads. A file is written at the
 /// oldest version that holds it: 1 unless it stores two stages or span
 /// places (2) or the depth of a run it stores cut (3), so a baseline
+/// or the model's values of a `labels: ppi` gate (4), so a baseline
 /// without them stays readable by an rgate that predates them, and one
 /// with them is refused by that rgate as newer (SPEC "Baseline store")
 /// instead of misread as corrupt.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredQuery {
@@ -43,6 +44,11 @@ pub struct StoredQuery {
     pub spans: Vec<Option<Place>>,
     /// Where each candidate lies, aligned with `candidates`, likewise.
     pub candidate_spans: Vec<Option<Place>>,
+    /// With `labels: ppi`, a model-graded query's values on the model's
+    /// grades (aligned with [`Baseline::metrics`]); `values` then hold the
+    /// primary scoring's (people's labels where verified, the model's
+    /// elsewhere). SPEC: the store keeps both.
+    pub model_values: Option<Vec<f64>>,
 }
 
 /// Places as stored: `[doc, start, end]` or null each.
@@ -114,6 +120,9 @@ pub struct Baseline {
     /// `all` first, then each stratum.
     pub aggregates: Vec<ScopeMeans>,
     pub queries: Vec<StoredQuery>,
+    /// With `labels: ppi`: the fingerprint of the model's side of the gold
+    /// set (its grades), under which `model_values` hold.
+    pub model_fingerprint: Option<String>,
 }
 
 // ---- the file format ---------------------------------------------------------
@@ -155,6 +164,8 @@ struct RawGold {
     path: String,
     fingerprint: String,
     queries: usize,
+    #[serde(default)]
+    model_fingerprint: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -172,6 +183,8 @@ struct RawQuery {
     spans: RawPlaces,
     #[serde(default)]
     candidate_spans: RawPlaces,
+    #[serde(default)]
+    model_values: Option<MetricValues>,
 }
 
 /// A JSON object read in file order, refusing a key given twice (serde_json
@@ -454,6 +467,7 @@ impl Baseline {
             span_coverage: raw.span_coverage,
             aggregates,
             queries,
+            model_fingerprint: raw.gold.model_fingerprint,
         })
     }
 
@@ -471,7 +485,12 @@ impl Baseline {
         let _ = writeln!(
             out,
             "  \"gold\": {},",
-            json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()})
+            match &self.model_fingerprint {
+                Some(mf) =>
+                    json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len(), "model_fingerprint": mf}),
+                None =>
+                    json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()}),
+            }
         );
         let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
         let _ = writeln!(out, "  \"metrics\": {},", s(&names));
@@ -515,6 +534,13 @@ impl Baseline {
                 if !q.candidate_spans.is_empty() {
                     o.insert("candidate_spans".into(), places_json(&q.candidate_spans));
                 }
+                if let Some(mv) = &q.model_values {
+                    let mut values = Map::new();
+                    for (m, v) in names.iter().zip(mv) {
+                        values.insert(m.clone(), json!(v));
+                    }
+                    o.insert("model_values".into(), Value::Object(values));
+                }
             }
             let comma = if i + 1 < self.queries.len() { "," } else { "" };
             let _ = writeln!(out, "    {}: {row}{comma}", s(&q.id));
@@ -531,6 +557,9 @@ impl Baseline {
     /// retriever recorded since rgate stores both stages).
     /// The version [`Baseline::to_json_text`] writes: see [`SCHEMA_VERSION`].
     pub fn schema_version(&self) -> u32 {
+        if self.model_fingerprint.is_some() || self.queries.iter().any(|q| q.model_values.is_some()) {
+            return 4;
+        }
         if self.run_depth.is_some() {
             return 3;
         }
@@ -623,6 +652,11 @@ fn stored_query(
         Ok(v) => v,
         Err(e) => return Err((id, e)),
     };
+    let model_values = match q.model_values.as_ref().map(|mv| align(names, mv)) {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => return Err((id, format!("model_values: {e}"))),
+    };
     if let Some(d) = depth {
         if q.ranking.len() > d as usize {
             let e = format!(
@@ -650,6 +684,7 @@ fn stored_query(
         text_sha: q.text_sha,
         spans,
         candidate_spans,
+        model_values,
     })
 }
 
@@ -698,6 +733,7 @@ pub(super) mod tests {
                     text_sha: Some(text_sha("what is a#1?")),
                     spans: Vec::new(),
                     candidate_spans: Vec::new(),
+                    model_values: None,
                 },
                 StoredQuery {
                     id: "q2".into(),
@@ -708,8 +744,10 @@ pub(super) mod tests {
                     text_sha: None,
                     spans: Vec::new(),
                     candidate_spans: Vec::new(),
+                    model_values: None,
                 },
             ],
+            model_fingerprint: None,
         }
     }
 

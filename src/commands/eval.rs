@@ -28,6 +28,7 @@ fn view<'a>(run: &'a EvalRun, args: &EvalArgs, trec_names: bool, curves: &'a [Cu
         by_stratum: args.by_stratum,
         trec_names,
         curves,
+        ppi: run.ppi.as_ref().map(|p| &p.summary),
     }
 }
 

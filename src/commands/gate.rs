@@ -127,7 +127,10 @@ fn write_report_dir(view: &GateView, dir: &Path) -> Result<()> {
 }
 
 pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
-    let config = Config::load(global.config.as_deref())?;
+    let mut config = Config::load(global.config.as_deref())?;
+    if let Some(l) = args.labels {
+        config.labels = l;
+    }
     let actions = Actions::from_env();
     let mut guard = guard(&config, &args.overrides);
     if let Some(dir) = &args.report_dir {

@@ -32,6 +32,7 @@ pub fn gold_input(args: &GoldArgs) -> Result<GoldInput> {
         relevance_level: args.relevance_level,
         span_coverage: args.span_coverage,
         memory: None,
+        labels: args.labels.unwrap_or_default(),
     })
 }
 

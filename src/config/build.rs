@@ -100,6 +100,7 @@ pub(super) fn config(path: &Path, raw: RawConfig) -> Result<Config> {
         span_coverage: raw
             .span_coverage
             .map_or(crate::judge::DEFAULT_SPAN_COVERAGE, |c| c.value.0),
+        labels: raw.labels.unwrap_or_default(),
         metrics: metrics.list,
         retrievers,
         gate,

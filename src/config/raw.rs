@@ -9,7 +9,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Correction, CorrectionScope, Decision, OnInconclusive, TestKind, Weighting};
+use super::{Correction, CorrectionScope, Decision, LabelMode, OnInconclusive, TestKind, Weighting};
 
 /// The 1-based line a value was read from; `None` for a value serde had to
 /// buffer (an untagged enum's inside), whose position serde-saphyr loses.
@@ -41,6 +41,8 @@ pub(super) struct RawConfig {
     pub relevance_level: Option<Spanned<Num<i32>>>,
     #[serde(default)]
     pub span_coverage: Option<Spanned<Num<f64>>>,
+    #[serde(default)]
+    pub labels: Option<LabelMode>,
     #[serde(default)]
     pub metrics: Option<Spanned<Vec<Spanned<String>>>>,
     /// `Option`: serde_yaml read a bare `retrievers:` (null) as an empty

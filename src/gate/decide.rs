@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use super::checks::{tolerances, Tested, Want};
 use super::pair::Paired;
 use super::power::{drop_spread, power, DropSpread};
-use super::{Check, CheckVerdict, Current, Hypothesis, Power};
+use super::{Check, CheckVerdict, Current, Hypothesis, Power, SidePlan};
 use crate::compare::{self, Comparison};
 use crate::config::{Correction, CorrectionScope, Decision, GateSettings};
 use crate::prepared::Prepared;
@@ -45,6 +45,9 @@ pub(super) struct Pending {
     /// A geometric mean's tolerance as the rule gives it, in the metric's
     /// units (its check holds the log-scale margin until the end).
     pub(super) shown_tolerances: Vec<Option<f64>>,
+    /// Under `labels: ppi`: each check's PPI estimate, whose standard error
+    /// its power is computed from.
+    ppi: Vec<Option<crate::stats::ppi::PpiCombined>>,
 }
 
 impl Pending {
@@ -56,6 +59,7 @@ impl Pending {
             spreads: Vec::new(),
             scales: Vec::new(),
             shown_tolerances: Vec::new(),
+            ppi: Vec::new(),
         }
     }
 }
@@ -68,10 +72,11 @@ pub(super) fn pending(
     paired: &Paired,
     scopes: &[compare::Scope],
     wants: &[Want],
+    side: Option<&SidePlan>,
 ) -> Pending {
     let tolerances = tolerances(settings, &cur.scores.metrics, paired, scopes, wants);
     let tested = super::checks::test(prep, settings, cur, paired, scopes, wants);
-    summarize(
+    let mut out = summarize(
         &prep.gold,
         settings,
         cur,
@@ -80,7 +85,120 @@ pub(super) fn pending(
         wants,
         &tolerances,
         &tested,
-    )
+    );
+    if let (Some(ppi), Some(side)) = (&prep.ppi, side) {
+        estimate_checks(&mut out, prep, ppi, side, settings, cur, paired, scopes, wants);
+    }
+    out
+}
+
+/// A `labels: ppi` check without an estimate: no information, so no
+/// verdict but a pass (the people-side test it was given first would be
+/// biased by the model's grades on the unverified queries).
+fn unestimated(out: &mut Pending, i: usize) {
+    let c = &mut out.checks[i];
+    out.inferences[i] = Inference::no_information(c.cmp.delta);
+    c.monte_carlo = false;
+    c.cmp.p_value = 1.0;
+    c.p_drop = 1.0;
+    c.p_rise = 1.0;
+    let (lo, hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    c.cmp.ci_low = lo;
+    c.cmp.ci_high = hi;
+    c.lower_bound = lo;
+    c.upper_bound = hi;
+}
+
+/// Under `labels: ppi`, every check tested on the PPI estimate of its
+/// delta instead (SPEC "Gating on model labels"): per stratum PPI++ on the
+/// per-query deltas, the model's on every model-graded query, people's on
+/// the verified ones; the normal test on the combined estimate; the two
+/// means estimated at the delta's lambdas, so current minus baseline is the
+/// delta; a relative tolerance resolved on the baseline's estimate. A check
+/// that cannot be estimated (a metric the baseline's model values miss, a
+/// scope whose verified queries are not in the baseline) has no
+/// information and cannot fail: a warning says why.
+#[allow(clippy::too_many_arguments)]
+fn estimate_checks(
+    out: &mut Pending,
+    prep: &Prepared,
+    ppi: &crate::prepared::PpiSide,
+    side: &SidePlan,
+    settings: &GateSettings,
+    cur: &Current,
+    paired: &Paired,
+    scopes: &[compare::Scope],
+    wants: &[Want],
+) {
+    let metrics = &cur.scores.metrics;
+    let mut k = 0;
+    for w in wants {
+        if k >= out.checks.len() {
+            break;
+        }
+        let c = &out.checks[k];
+        if c.cmp.metric != metrics[w.metric] || c.cmp.stratum != scopes[w.scope].name {
+            continue;
+        }
+        let i = k;
+        k += 1;
+        let members = &scopes[w.scope].members;
+        let (Some(base), Some(base_m)) = (paired.values[w.metric].as_ref(), side.base[w.metric].as_ref())
+        else {
+            unestimated(out, i);
+            continue;
+        };
+        let cur_v = &cur.scores.values[w.metric];
+        let cur_m = &side.cur.values[w.metric];
+        let d: Vec<f64> = cur_v.iter().zip(base).map(|(c, b)| c - b).collect();
+        let dm: Vec<f64> = cur_m.iter().zip(base_m).map(|(c, b)| c - b).collect();
+        let Ok(est) = crate::ppi::estimate(ppi, &prep.gold, &d, &dm, members, settings.weighting) else {
+            unestimated(out, i);
+            continue;
+        };
+        let at = |p: &[f64], m: &[f64]| {
+            crate::ppi::estimate_at(ppi, &prep.gold, p, m, members, settings.weighting, &est.lambdas)
+                .map_or(f64::NAN, |e| e.combined.mean)
+        };
+        let (b_mean, c_mean) = (at(base, base_m), at(cur_v, cur_m));
+        let e = est.combined;
+        let inf = Inference::normal(e.mean, e.se);
+        let geometric = compare::geo::is_geometric(&metrics[w.metric]);
+        let c = &mut out.checks[i];
+        // A relative tolerance is a share of the baseline's estimate.
+        if let (Some(ri), Some(_)) = (w.rule, c.tolerance) {
+            if !geometric {
+                c.tolerance = Some(settings.rules[ri].tolerance.resolve(b_mean));
+            }
+        }
+        let tol = c.tolerance.unwrap_or(0.0);
+        let plain = inf.outcome(settings.alpha);
+        let (hypothesis, p_value) = match settings.decision {
+            _ if c.tolerance.is_none() => (Hypothesis::DropAtMost(0.0), plain.p_less),
+            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), inf.p_less(-tol)),
+            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), inf.p_greater(-tol)),
+            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), plain.p_less),
+        };
+        c.cmp.baseline = b_mean;
+        c.cmp.current = c_mean;
+        c.cmp.delta = e.mean;
+        c.cmp.ci_low = plain.ci_low;
+        c.cmp.ci_high = plain.ci_high;
+        c.cmp.p_value = p_value;
+        c.hypothesis = hypothesis;
+        c.lower_bound = plain.lower_bound;
+        c.upper_bound = plain.upper_bound;
+        c.p_drop = plain.p_less;
+        c.p_rise = plain.p_greater;
+        c.monte_carlo = false;
+        // No query lost anything on either label set.
+        c.no_loss = members
+            .iter()
+            .all(|&q| d[q] >= 0.0 && ppi.model_of[q].is_none_or(|j| dm[j] >= 0.0));
+        c.ppi = Some(e);
+        out.inferences[i] = inf;
+        out.ppi[i] = Some(e);
+    }
 }
 
 /// One [`Check`] per tested want: means, the test's numbers at margin 0
@@ -104,6 +222,7 @@ fn summarize(
         spreads: Vec::new(),
         scales: Vec::new(),
         shown_tolerances: Vec::new(),
+        ppi: Vec::new(),
     };
     for (w, &tolerance) in wants.iter().zip(tolerances) {
         let Some(t) = tested.get(&(w.metric, w.scope)) else {
@@ -171,10 +290,12 @@ fn summarize(
             skew: compare::skew_of(&d, gold, scopes, w.scope, settings.weighting),
             no_loss: scope.members.iter().all(|&q| d[q] >= 0.0),
             verdict: CheckVerdict::NotGated,
+            ppi: None,
         });
         out.inferences.push(t.inference.clone());
         out.spreads.push(spread);
         out.scales.push(scale);
+        out.ppi.push(None);
         out.shown_tolerances.push(match w.rule {
             Some(ri) if tolerance.is_some() && geometric => {
                 Some(settings.rules[ri].tolerance.resolve(baseline_mean.exp()))
@@ -287,8 +408,20 @@ pub(super) fn decide_family(pendings: &mut [Pending], settings: &GateSettings) -
     }
     for (r, pend) in pendings.iter_mut().enumerate() {
         let alpha_m = super::checks::corrected_alpha(settings, family_size[r]);
-        for ((c, model), &scale) in pend.checks.iter_mut().zip(&pend.spreads).zip(&pend.scales) {
+        for (((c, model), &scale), ppi) in pend
+            .checks
+            .iter_mut()
+            .zip(&pend.spreads)
+            .zip(&pend.scales)
+            .zip(&pend.ppi)
+        {
             let tol = c.tolerance.unwrap_or(0.0);
+            // An estimate without spread (an unchanged run) says nothing of
+            // what a drop would add: the people side's model of it stands.
+            if let Some(e) = ppi.as_ref().filter(|e| e.se > 0.0) {
+                c.power = super::power::ppi_power(settings.decision, tol, e, settings.alpha, alpha_m);
+                continue;
+            }
             c.power = power(settings.decision, c.test, tol / scale, model, alpha_m);
             c.power.mde = c.power.mde.map(|m| m * scale);
             c.power.se *= scale;

@@ -129,9 +129,24 @@ pub struct Check {
     /// so the rule keeps every verdict monotone in the loss.
     pub no_loss: bool,
     pub verdict: CheckVerdict,
+    /// Under `labels: ppi`: the PPI estimate of the delta this check was
+    /// tested on (its mean is `cmp.delta`; the people-only estimate, the
+    /// counts and lambda ride along for reports). For a geometric mean, on
+    /// the log scale it was tested on.
+    pub ppi: Option<crate::stats::ppi::PpiCombined>,
 }
 
 impl Check {
+    /// The test that decided, as reports name it: `ppi` for a check tested
+    /// on its prediction-powered estimate.
+    pub fn test_name(&self) -> &'static str {
+        if self.ppi.is_some() {
+            "ppi"
+        } else {
+            self.test.name()
+        }
+    }
+
     /// Minimum detectable drop, for reports (`None`: see [`Power::mde`]).
     pub fn mde(&self) -> Option<f64> {
         self.power.mde
@@ -345,6 +360,8 @@ impl RetrieverOutcome {
 #[derive(Debug, Clone)]
 pub struct GateOutcome {
     pub settings: GateSettings,
+    /// The labels the runs were scored with (`labels:` / `--labels`).
+    pub labels: crate::config::LabelMode,
     pub retrievers: Vec<RetrieverOutcome>,
     /// About the gold set, for every retriever.
     pub warnings: Vec<String>,
@@ -376,6 +393,9 @@ pub struct Current<'a> {
     pub scores: &'a Scores,
     /// The candidate list of a two-stage retriever.
     pub candidates: Option<CurrentCandidates<'a>>,
+    /// Under `labels: ppi`: the run scored on the model's grades, over the
+    /// model side's queries.
+    pub ppi: Option<&'a Scores>,
 }
 
 /// The candidate list the current run was reranked from.
@@ -428,6 +448,16 @@ struct Planned {
     /// A geometric mean's baseline values as stored (for its skew, told in
     /// the metric's units), by metric.
     raw: Vec<Option<Vec<f64>>>,
+    /// Under `labels: ppi`: the model side's baseline values (logs for a
+    /// geometric mean) and current scores likewise.
+    side: Option<SidePlan>,
+}
+
+/// PPI's model side of one retriever: baseline and current values on the
+/// model's grades, by model-side query.
+pub(super) struct SidePlan {
+    pub(super) base: Vec<Option<Vec<f64>>>,
+    pub(super) cur: Scores,
 }
 
 fn evaluate_each(
@@ -454,8 +484,17 @@ fn evaluate_each(
                         rankings: cur.rankings,
                         scores: p.logged.as_ref().unwrap_or(cur.scores),
                         candidates: None,
+                        ppi: None,
                     };
-                    decide::pending(prep, run, &tested, &p.paired, &p.scopes, &p.wants)
+                    decide::pending(
+                        prep,
+                        run,
+                        &tested,
+                        &p.paired,
+                        &p.scopes,
+                        &p.wants,
+                        p.side.as_ref(),
+                    )
                 }
                 None => decide::Pending::empty(),
             })
@@ -627,6 +666,7 @@ fn prepare(
     }
     flips::coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
     flips::warn_added_removed(&mut out);
+    let side = side_plan(prep, cur, b, metrics, judged_metric, &mut out.warnings);
     // A geometric mean is tested on the log scale: its values turn to logs
     // here, after everything above has read them as they are.
     let mut paired = paired;
@@ -653,8 +693,63 @@ fn prepare(
             wants,
             logged,
             raw,
+            side,
         }),
     )
+}
+
+/// Under `labels: ppi`, the baseline's values on the model's grades,
+/// aligned with the model side's queries: its stored `model_values` where
+/// they were recorded on the same model grades, else re-scored from its
+/// stored rankings (as the people side is when the gold set changed).
+fn side_plan(
+    prep: &Prepared,
+    cur: &Current,
+    b: &Baseline,
+    metrics: &[Metric],
+    judged_metric: Metric,
+    warnings: &mut Vec<String>,
+) -> Option<SidePlan> {
+    let (side, cur_model) = (prep.ppi.as_ref()?, cur.ppi?);
+    // The baseline as the model side sees it: its model values in place of
+    // its values, under the fingerprint they were recorded on. A baseline
+    // without them (recorded under `labels: people` or `model`) gets a
+    // fingerprint no gold set has, so every value is re-scored.
+    let stored = b.model_fingerprint.is_some() && b.queries.iter().any(|q| q.model_values.is_some());
+    let mut shadow = b.clone();
+    shadow.gold_fingerprint = match (&b.model_fingerprint, stored) {
+        (Some(f), true) => f.clone(),
+        _ => String::new(),
+    };
+    for q in &mut shadow.queries {
+        if let Some(mv) = q.model_values.take() {
+            q.values = mv;
+        }
+    }
+    let mut quiet = Vec::new();
+    let paired = pair::pair(&side.model, &shadow, metrics, judged_metric, false, &mut quiet);
+    let lost: Vec<String> = metrics
+        .iter()
+        .zip(&paired.values)
+        .filter(|(_, v)| v.is_none())
+        .map(|(m, _)| m.name())
+        .collect();
+    if !lost.is_empty() {
+        warnings.push(format!(
+            "labels: ppi: the baseline holds no values on the model's grades for {} and its stored rankings cannot re-score them: those checks cannot be estimated; record the baseline again under labels: ppi",
+            lost.join(", ")
+        ));
+    }
+    let mut base = paired.values;
+    for (m, v) in metrics.iter().zip(base.iter_mut()) {
+        if compare::geo::is_geometric(m) {
+            if let Some(v) = v {
+                *v = compare::geo::log_values(v);
+            }
+        }
+    }
+    let cur = compare::geo::logged(cur_model).unwrap_or_else(|| cur_model.clone());
+    Some(SidePlan { base, cur })
 }
 
 /// The judged@k that watches coverage: at the deepest cutoff in use.

@@ -449,6 +449,7 @@ mod tests {
             text_sha: None,
             spans: Vec::new(),
             candidate_spans: Vec::new(),
+            model_values: None,
         }
     }
 
@@ -492,6 +493,7 @@ mod tests {
                 stored("q2", "easy", &[0.0, 0.0], &["x", "y", "z", "d3"]),
                 stored("q1", "easy", &[1.0, 0.5], &["d2", "d1"]),
             ],
+            model_fingerprint: None,
         };
         (prep, b)
     }

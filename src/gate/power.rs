@@ -819,3 +819,89 @@ pub(super) fn warn_too_small(
         ));
     }
 }
+
+/// What a `labels: ppi` check can detect. Its test is normal on the PPI
+/// estimate of the delta ([`crate::stats::Inference::normal`]), so each
+/// decision fails exactly when the estimate lies below a fixed point, and
+/// the chance of that under a true drop D is a normal tail:
+/// - confident-drop fails when `d + z_a se < -tol`: mde `tol + (z_a + z_b) se`;
+/// - significant-drop when `-d > tol` and `d + z_a se < 0`, i.e. `d <
+///   -max(tol, z_a se)`: mde `max(tol, z_a se) + z_b se`;
+/// - non-inferiority when `d - z_a se <= -tol`: mde `tol - (z_a - z_b) se`,
+///   and an unchanged run fails with probability `Phi(z_a - tol / se)`;
+/// - threshold when `-d > tol`: mde `tol + z_b se`, unchanged `Phi(-tol / se)`,
+///
+/// with `z_a` at the level the check is held to (`alpha_m`) and `z_b` at
+/// [`POWER`]. "Queries needed" becomes the verified queries that would make
+/// the check enforceable (mde within twice the tolerance; for
+/// non-inferiority also an unchanged run failing at most 20%, for threshold
+/// at most alpha), by [`crate::stats::ppi::PpiCombined::verified_needed`].
+pub fn ppi_power(
+    decision: Decision,
+    tol: f64,
+    e: &crate::stats::ppi::PpiCombined,
+    alpha: f64,
+    alpha_m: f64,
+) -> Power {
+    let za = stats::z_quantile(1.0 - alpha_m);
+    let zb = stats::z_quantile(POWER);
+    let mde_at = |se: f64| -> Option<f64> {
+        let m = match decision {
+            Decision::ConfidentDrop => tol + (za + zb) * se,
+            Decision::SignificantDrop => tol.max(za * se) + zb * se,
+            Decision::NonInferiority => tol - (za - zb) * se,
+            Decision::Threshold => tol + zb * se,
+        };
+        (m.is_finite() && m > 0.0).then_some(m)
+    };
+    let unchanged_at = |se: f64| -> Option<f64> {
+        match decision {
+            Decision::NonInferiority => Some(stats::normal_cdf(za - tol / se)),
+            Decision::Threshold => Some(stats::normal_cdf(-tol / se)),
+            _ => None,
+        }
+    };
+    let ok = |se: f64| -> bool {
+        let unchanged = unchanged_at(se);
+        mde_at(se).is_some_and(|m| m <= 2.0 * tol)
+            && match decision {
+                Decision::NonInferiority => unchanged.is_some_and(|u| u <= 0.2),
+                Decision::Threshold => unchanged.is_some_and(|u| u <= alpha),
+                _ => true,
+            }
+    };
+    let se = e.se;
+    let usable = se.is_finite() && se >= 0.0 && tol.is_finite() && tol >= 0.0 && za.is_finite();
+    let mut out = Power {
+        se,
+        se_no_change: se,
+        spread: if se > 0.0 { Spread::Churn } else { Spread::Nothing },
+        mde: None,
+        enforceable: false,
+        queries_needed: None,
+        unchanged_fails: None,
+        can_fail_alone: se.is_finite(),
+    };
+    if !usable {
+        return out;
+    }
+    out.unchanged_fails = unchanged_at(se);
+    out.mde = mde_at(se).filter(|_| out.unchanged_fails.is_none_or(|u| u <= 0.8));
+    out.enforceable = ok(se);
+    if !out.enforceable && tol > 0.0 {
+        // ok() holds for every se below some point: find it by bisection.
+        let (mut lo, mut hi) = (0.0, se.max(tol));
+        if ok(lo) {
+            for _ in 0..100 {
+                let mid = 0.5 * (lo + hi);
+                if ok(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            out.queries_needed = e.verified_needed(lo);
+        }
+    }
+    out
+}

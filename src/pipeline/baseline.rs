@@ -11,7 +11,6 @@ use super::Watch;
 use crate::baseline::{Baseline, Lock, Store, StoredQuery};
 use crate::config::Config;
 use crate::diag::{usage_error, UserError};
-use crate::eval::Summary;
 use crate::gate::{GateOutcome, Verdict};
 use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
@@ -174,7 +173,7 @@ pub fn build(
     note: Option<String>,
     commit: Option<String>,
 ) -> Baseline {
-    let summary = Summary::new(&e.scores, &prep.gold);
+    let summary = super::gate::summary_of(prep, e);
     let ids = e.judged.top_ids.as_ref();
     let cand_ids = e.candidates.as_ref().and_then(|c| c.top_ids.as_ref());
     let places = e.judged.top_places.as_ref();
@@ -218,7 +217,14 @@ pub fn build(
                 text_sha: q.text.as_deref().map(crate::baseline::text_sha),
                 spans: places.map(|p| p[i].clone()).unwrap_or_default(),
                 candidate_spans: cand_places.map(|p| p[i].clone()).unwrap_or_default(),
+                model_values: match (&prep.ppi, &e.ppi) {
+                    (Some(side), Some(model)) => {
+                        side.model_of[i].map(|j| model.values.iter().map(|v| v[j]).collect())
+                    }
+                    _ => None,
+                },
             })
             .collect(),
+        model_fingerprint: prep.ppi.as_ref().map(|side| side.model.fingerprint().to_string()),
     }
 }

@@ -55,8 +55,20 @@ pub struct EvalRun {
     pub candidates: Option<StageRun>,
     pub scores: Scores,
     pub summary: Summary,
-    /// 95% intervals on the summary's means, unless none were asked for.
+    /// 95% intervals on the summary's means, unless none were asked for
+    /// (or the means are PPI estimates, whose intervals are in `ppi`).
     pub intervals: Option<MeanIntervals>,
+    /// With `labels: ppi`: the run scored on the model's grades, and the
+    /// estimates (the summary's means are these).
+    pub ppi: Option<PpiEval>,
+}
+
+/// The model side of a `labels: ppi` evaluation.
+pub struct PpiEval {
+    /// The run's values on the model's grades, over the model side's
+    /// queries ([`crate::prepared::PpiSide::model`]).
+    pub scores: Scores,
+    pub summary: crate::ppi::PpiSummary,
 }
 
 /// Reads, judges and scores the run (and its candidate list); the loading
@@ -109,12 +121,24 @@ pub fn eval(opts: &EvalOptions, warnings: &mut Warnings) -> Result<EvalRun> {
         candidates.as_ref().map(|c| c.run.rankings.as_slice()),
         &prep.contexts,
     );
-    let summary = Summary::new(&scores, &prep.gold);
+    let mut summary = Summary::new(&scores, &prep.gold);
+    let ppi = match &prep.ppi {
+        Some(side) => {
+            let model = side_scores(opts, &prep, side, &run_opts)?;
+            let est = crate::ppi::PpiSummary::compute(side, &prep.gold, &scores, &model);
+            est.apply(&mut summary);
+            Some(PpiEval {
+                scores: model,
+                summary: est,
+            })
+        }
+        None => None,
+    };
     let resamples = opts
         .interval_resamples
         .unwrap_or_else(|| crate::eval::default_interval_resamples(prep.gold.len()));
-    let intervals =
-        (resamples > 0).then(|| MeanIntervals::compute(&scores, &prep.gold, resamples, opts.seed));
+    let intervals = (resamples > 0 && ppi.is_none())
+        .then(|| MeanIntervals::compute(&scores, &prep.gold, resamples, opts.seed));
     Ok(EvalRun {
         prep,
         run: judged,
@@ -122,7 +146,30 @@ pub fn eval(opts: &EvalOptions, warnings: &mut Warnings) -> Result<EvalRun> {
         scores,
         summary,
         intervals,
+        ppi,
     })
+}
+
+/// The run (and its candidate list) judged again on the model's grades:
+/// the same files, read by the same code, against the model side's gold
+/// set. Its warnings repeat the first reading's and are dropped.
+fn side_scores(
+    opts: &EvalOptions,
+    prep: &Prepared,
+    side: &crate::prepared::PpiSide,
+    run_opts: &RunOptions,
+) -> Result<Scores> {
+    let run = opts.run.read(&side.model, run_opts)?;
+    let candidates = match &opts.candidates {
+        Some(source) => Some(source.read(&side.model, run_opts)?),
+        None => None,
+    };
+    Ok(Scores::compute_stages(
+        &prep.metrics,
+        &run.rankings,
+        candidates.as_ref().map(|c| c.rankings.as_slice()),
+        &side.model.contexts,
+    ))
 }
 
 /// The metrics asked for can be computed and shown as asked.

@@ -31,6 +31,9 @@ pub struct Evaluated {
     pub scores: Scores,
     /// Per gold query, final results absent from the candidates.
     pub absent: Vec<(usize, Vec<String>)>,
+    /// With `labels: ppi`: the run scored on the model's grades, over the
+    /// model side's queries ([`crate::prepared::PpiSide`]).
+    pub ppi: Option<Scores>,
 }
 
 /// What replaces a retriever's configured run, candidate list and chunk
@@ -139,10 +142,14 @@ pub fn prepare(config: &Config) -> Result<Prepared> {
     let (gold, mut warnings) = GoldSet::load(&config.gold, config.strata.as_deref())?;
     config.check_against_gold(&gold.path, &gold.strata)?;
     warnings.0.extend(crate::metrics::sum_note(&config.metrics));
-    Ok(
-        Prepared::new(gold, warnings, config.metrics.clone(), config.relevance_level)
-            .with_span_coverage(config.span_coverage),
-    )
+    Ok(Prepared::labeled(
+        gold,
+        warnings,
+        config.metrics.clone(),
+        config.relevance_level,
+        config.labels,
+    )?
+    .with_span_coverage(config.span_coverage))
 }
 
 /// What a retriever's run (or candidate list) is read from.
@@ -154,11 +161,30 @@ struct Source<'a> {
     what: &'a str,
 }
 
-/// Reads a run, or runs a retriever command and reads its output.
-fn read_source(src: &Source, prep: &Prepared, opts: &RunOptions, watch: &dyn Watch) -> Result<JudgedRun> {
+/// Reads a run, or runs a retriever command and reads its output; under
+/// `labels: ppi` judged a second time on the model's grades (the same
+/// file or output: a command runs once).
+fn read_source(
+    src: &Source,
+    prep: &Prepared,
+    opts: &RunOptions,
+    watch: &dyn Watch,
+) -> Result<(JudgedRun, Option<JudgedRun>)> {
+    let side = |source: &RunSource, opts: &RunOptions| -> Result<Option<JudgedRun>> {
+        match &prep.ppi {
+            Some(side) => {
+                let quiet = RunOptions {
+                    keep_ids: KeepIds::None,
+                    ..opts.clone()
+                };
+                Ok(Some(source.read(&side.model, &quiet)?))
+            }
+            None => Ok(None),
+        }
+    };
     let (name, what) = (src.name, src.what);
     let cmd = match (src.file, src.cmd) {
-        (Some(file), _) => return file.read(prep, opts),
+        (Some(file), _) => return Ok((file.read(prep, opts)?, side(file, opts)?)),
         (None, Some(cmd)) => cmd,
         (None, None) => {
             return Err(usage_error(
@@ -180,7 +206,8 @@ fn read_source(src: &Source, prep: &Prepared, opts: &RunOptions, watch: &dyn Wat
         format: Some(opts.format.unwrap_or(RunFormat::Jsonl)),
         ..opts.clone()
     };
-    let mut judged = RunSource::File(out.path().to_path_buf()).read(prep, &opts).map_err(|e| {
+    let output = RunSource::File(out.path().to_path_buf());
+    let mut judged = output.read(prep, &opts).map_err(|e| {
         usage_error(
             format!(
                 "retriever `{name}`: the output of `{}` is not a {what}: {e}{}",
@@ -191,7 +218,8 @@ fn read_source(src: &Source, prep: &Prepared, opts: &RunOptions, watch: &dyn Wat
         )
     })?;
     judged.path = PathBuf::from(format!("command: {}", cmd.argv.join(" ")));
-    Ok(judged)
+    let model = side(&output, &opts)?;
+    Ok((judged, model))
 }
 
 /// Every override names a configured retriever among those selected.
@@ -288,9 +316,13 @@ fn evaluate_one(
         cmd: r.command.as_ref(),
         what: "run",
     };
-    let judged = read_source(&run, prep, &opts, watch)?;
+    let (judged, judged_model) = read_source(&run, prep, &opts, watch)?;
     check_coverage(config, prep, &judged)?;
-    let candidates = read_candidates(prep, r, cand_override, &judged, &opts, watch)?;
+    let (candidates, candidates_model) = match read_candidates(prep, r, cand_override, &judged, &opts, watch)?
+    {
+        Some((c, m)) => (Some(c), m),
+        None => (None, None),
+    };
     // `candidates:` metrics apply only to a retriever that names its
     // candidate list.
     let metrics = match &candidates {
@@ -311,12 +343,22 @@ fn evaluate_one(
             .unwrap_or_default(),
         _ => Vec::new(),
     };
+    let ppi = match (&prep.ppi, judged_model) {
+        (Some(side), Some(run)) => Some(Scores::compute_stages(
+            &metrics,
+            &run.rankings,
+            candidates_model.as_ref().map(|c| c.rankings.as_slice()),
+            &side.model.contexts,
+        )),
+        _ => None,
+    };
     Ok(Evaluated {
         name: r.name.clone(),
         judged,
         candidates,
         scores,
         absent,
+        ppi,
     })
 }
 
@@ -329,7 +371,7 @@ fn read_candidates(
     judged: &JudgedRun,
     run_opts: &RunOptions,
     watch: &dyn Watch,
-) -> Result<Option<JudgedRun>> {
+) -> Result<Option<(JudgedRun, Option<JudgedRun>)>> {
     let configured = match &r.candidates {
         Some(Candidates::File(p)) => Some(RunSource::File(p.clone())),
         _ => None,
@@ -354,9 +396,9 @@ fn read_candidates(
         cmd,
         what: "candidate list",
     };
-    let c = read_source(&src, prep, &opts, watch)?;
+    let (c, model) = read_source(&src, prep, &opts, watch)?;
     stages::check_same_queries(&prep.gold, &judged.path, &judged.present, &c.path, &c.present)?;
-    Ok(Some(c))
+    Ok(Some((c, model)))
 }
 
 /// A run that answers none of the gold queries, or leaves out more than
@@ -458,6 +500,7 @@ pub fn decide(
                         ids: c.top_ids.as_deref()?,
                     })
                 }),
+                ppi: e.ppi.as_ref(),
             },
             baseline: baseline.as_ref(),
         })
@@ -488,6 +531,7 @@ pub fn decide(
     }
     Ok(GateOutcome {
         settings: config.gate.clone(),
+        labels: prep.label_mode,
         retrievers,
         warnings: prep.warnings.0.clone(),
     })
@@ -624,7 +668,7 @@ pub fn history_entry(
     verdict: Option<&str>,
     commit: Option<String>,
 ) -> HistoryEntry {
-    let summary = Summary::new(&e.scores, &prep.gold);
+    let summary = summary_of(prep, e);
     let scopes = summary.scope_means();
     HistoryEntry {
         time: now_utc(),
@@ -636,4 +680,14 @@ pub fn history_entry(
         run: Some(e.judged.path.display().to_string()),
         aggregates: HistoryEntry::aggregates_of(&e.scores.metrics, &scopes),
     }
+}
+
+/// A run's means as a baseline or its history records them: under
+/// `labels: ppi`, the PPI estimates (what eval prints for the run).
+pub fn summary_of(prep: &Prepared, e: &Evaluated) -> Summary {
+    let mut summary = Summary::new(&e.scores, &prep.gold);
+    if let (Some(side), Some(model)) = (&prep.ppi, &e.ppi) {
+        crate::ppi::PpiSummary::compute(side, &prep.gold, &e.scores, model).apply(&mut summary);
+    }
+    summary
 }

@@ -85,6 +85,8 @@ pub struct GoldInput {
     pub span_coverage: Option<f64>,
     /// A gold set in memory, used instead of `path` and `strata`.
     pub memory: Option<Arc<MemoryGold>>,
+    /// Which labels score the runs (`--labels`).
+    pub labels: crate::config::LabelMode,
 }
 
 /// Loads the gold set and parses the metrics for `eval` and `compare`.
@@ -104,9 +106,15 @@ pub fn prepare(input: &GoldInput) -> Result<Prepared> {
                 crate::metrics::parse_list(&input.metrics)?
             };
             let (gold, warnings) = m.build()?;
-            Ok(Prepared::new(gold, warnings, metrics, level))
+            Prepared::labeled(gold, warnings, metrics, level, input.labels)
         }
-        None => Prepared::load(&input.path, input.strata.as_deref(), &input.metrics, level),
+        None => Prepared::load(
+            &input.path,
+            input.strata.as_deref(),
+            &input.metrics,
+            level,
+            input.labels,
+        ),
     };
     prep.map(|p| p.with_span_coverage(input.span_coverage.unwrap_or(crate::judge::DEFAULT_SPAN_COVERAGE)))
 }

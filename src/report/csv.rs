@@ -44,7 +44,7 @@ impl Exporter for Csv {
                 row.extend([
                     c.tolerance.map(csv_num).unwrap_or_default(),
                     c.mde().map(csv_num).unwrap_or_default(),
-                    c.test.name().to_string(),
+                    c.test_name().to_string(),
                     r.resamples.to_string(),
                     v.outcome.settings.seed.to_string(),
                     c.verdict.name().to_string(),

@@ -8,11 +8,22 @@ use super::table::{f4, Table};
 use crate::curve::Curve;
 use crate::diag::{count, Warnings};
 use crate::eval::{MeanIntervals, Row, RowScope, Scores, Summary};
+use crate::ppi::PpiSummary;
 use crate::prepared::Prepared;
 use crate::report::Format;
 use crate::run::JudgedRun;
 use crate::stages::{self, Stages};
 use crate::stats::interval::Interval;
+use crate::stats::ppi::PpiCombined;
+
+/// An effective number of queries as reports print it: whole, or "inf".
+pub(super) fn effective_n(n: f64) -> String {
+    if n.is_finite() {
+        format!("{:.0}", n)
+    } else {
+        "inf".to_string()
+    }
+}
 
 /// The candidate list beside the final run, and what the two stages say.
 pub struct StageView<'a> {
@@ -37,6 +48,8 @@ pub struct EvalView<'a> {
     pub trec_names: bool,
     /// `--curve`: each metric at every cutoff of its range.
     pub curves: &'a [Curve],
+    /// With `labels: ppi`: the estimates the summary's means are.
+    pub ppi: Option<&'a PpiSummary>,
 }
 
 impl EvalView<'_> {
@@ -71,7 +84,74 @@ impl EvalView<'_> {
     /// Metric `m`'s interval on the mean of `scope`, when one was computed
     /// and exists.
     pub(super) fn interval(&self, scope: RowScope, m: usize) -> Option<Interval> {
+        if let Some(e) = self.ppi_estimate(scope, m) {
+            let (low, high) = e.interval(crate::eval::INTERVAL_LEVEL);
+            return Some(Interval { low, high });
+        }
         self.intervals.and_then(|i| i.row(scope)[m])
+    }
+
+    /// Whether the means have intervals: bootstrap ones, or PPI's.
+    pub(super) fn has_intervals(&self) -> bool {
+        self.intervals.is_some() || self.ppi.is_some()
+    }
+
+    /// Metric `m`'s PPI estimate on `scope`, under `labels: ppi`.
+    pub(super) fn ppi_estimate(&self, scope: RowScope, m: usize) -> Option<&PpiCombined> {
+        let p = self.ppi?;
+        match scope {
+            RowScope::All => p.all[m].as_ref(),
+            RowScope::Stratum(s) => p.strata[s][m].as_ref(),
+            RowScope::Macro => p.macro_mean[m].as_ref(),
+        }
+    }
+
+    /// Under `labels: ppi`, per scope and metric: how the estimate was
+    /// made (model-graded and verified queries, lambda), its interval
+    /// beside people's alone, and the verified queries people alone would
+    /// need for its width.
+    pub(super) fn ppi_table(&self) -> Option<Table> {
+        self.ppi?;
+        let headers = [
+            "scope",
+            "metric",
+            "model",
+            "verified",
+            "lambda",
+            "ppi 95%",
+            "people only",
+            "effective n",
+        ];
+        let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
+        let names = self.metric_names();
+        for (scope, r) in self.scoped_rows() {
+            for (m, name) in names.iter().enumerate() {
+                let Some(e) = self.ppi_estimate(scope, m) else {
+                    continue;
+                };
+                let (lo, hi) = e.interval(crate::eval::INTERVAL_LEVEL);
+                let (plo, phi) = e.people_interval(crate::eval::INTERVAL_LEVEL);
+                let people_only = if e.people_only_strata > 0 {
+                    format!(
+                        " ({} people-only)",
+                        count(e.people_only_strata, "stratum", "strata")
+                    )
+                } else {
+                    String::new()
+                };
+                t.push(vec![
+                    r.scope.clone(),
+                    name.clone(),
+                    e.n_model.to_string(),
+                    format!("{}{people_only}", e.n_verified),
+                    format!("{:.2}", e.lambda),
+                    format!("{} [{}, {}]", f4(e.mean), f4(lo), f4(hi)),
+                    format!("{} [{}, {}]", f4(e.people_mean), f4(plo), f4(phi)),
+                    effective_n(e.effective_n()),
+                ]);
+            }
+        }
+        Some(t)
     }
 
     /// The means, each with its interval in brackets when intervals were
@@ -82,13 +162,18 @@ impl EvalView<'_> {
         let mut t = Table::new(headers, 1);
         for (scope, r) in self.scoped_rows() {
             let mut cells = vec![r.scope.clone(), r.n.to_string()];
-            cells.extend(r.means.iter().enumerate().map(|(m, v)| match self.intervals {
-                None => f4(*v),
-                Some(_) => match self.interval(scope, m) {
-                    Some(i) => format!("{} [{}, {}]", f4(*v), f4(i.low), f4(i.high)),
-                    None => format!("{} [-]", f4(*v)),
-                },
-            }));
+            cells.extend(
+                r.means
+                    .iter()
+                    .enumerate()
+                    .map(|(m, v)| match self.has_intervals() {
+                        false => f4(*v),
+                        true => match self.interval(scope, m) {
+                            Some(i) => format!("{} [{}, {}]", f4(*v), f4(i.low), f4(i.high)),
+                            None => format!("{} [-]", f4(*v)),
+                        },
+                    }),
+            );
             t.push(cells);
         }
         t
@@ -98,7 +183,7 @@ impl EvalView<'_> {
     /// `_ci_high` columns (empty where a scope has no interval); the means
     /// alone, as before intervals, under `--resamples 0`.
     pub(super) fn means_csv_table(&self) -> Table {
-        if self.intervals.is_none() {
+        if !self.has_intervals() {
             return self.means_table();
         }
         let mut headers = vec!["scope".to_string(), "n".to_string()];
@@ -124,6 +209,12 @@ impl EvalView<'_> {
     /// The line under the means saying what the brackets are, or nothing
     /// when no interval was computed.
     pub(super) fn interval_note(&self) -> Option<String> {
+        if self.ppi.is_some() {
+            return Some(format!(
+                "labels: ppi: each mean is a prediction-powered estimate (PPI++), the model's grades on every model-graded query corrected by the queries people verified; [low, high]: its {}% normal interval; [-]: no estimate (too few queries, or a metric whose `all` is not a mean)",
+                crate::diag::number(crate::eval::INTERVAL_LEVEL * 100.0)
+            ));
+        }
         let s = self.intervals?.settings;
         Some(format!(
             "[low, high]: {}% interval on each mean (stratified bootstrap, expanded percentile; {} resamples, seed {}); [-]: fewer than two queries",

@@ -96,6 +96,15 @@ impl GateView<'_> {
             }
             crate::config::CorrectionScope::Retriever => "within each retriever's gated checks".to_string(),
         };
+        let test = match self.outcome.labels {
+            crate::config::LabelMode::Ppi => {
+                "labels: ppi: prediction-powered (PPI++) normal test on each delta, the model's grades corrected by the verified sample".to_string()
+            }
+            crate::config::LabelMode::Model => {
+                format!("{test}, labels: model (the model's grades where no person graded: biased by its errors)")
+            }
+            crate::config::LabelMode::People => test,
+        };
         let inconclusive = match s.on_inconclusive {
             crate::config::OnInconclusive::Pass => "",
             crate::config::OnInconclusive::Fail => ", inconclusive checks fail",
@@ -268,11 +277,57 @@ impl GateView<'_> {
                 p_text(c.cmp.p_value, r),
                 p_text(c.cmp.p_adjusted, r),
                 c.mde().map_or("-".into(), |m| format!("{m:.3}")),
-                c.test.name().to_string(),
+                c.test_name().to_string(),
                 c.verdict.name().to_string(),
             ]);
         }
         t
+    }
+
+    /// Under `labels: ppi`, per tested check: how its delta was estimated
+    /// (model-graded and verified queries, lambda), its interval beside
+    /// people's labels alone, and the verified queries people alone would
+    /// need for the same width. None otherwise.
+    pub(super) fn ppi_table(&self, r: &RetrieverOutcome) -> Option<Table> {
+        if !r.checks.iter().any(|c| c.ppi.is_some()) {
+            return None;
+        }
+        let level = 1.0 - self.outcome.settings.alpha;
+        let headers = [
+            "metric".to_string(),
+            "stratum".to_string(),
+            "model".to_string(),
+            "verified".to_string(),
+            "lambda".to_string(),
+            format!("ppi delta {}", self::level(level)),
+            format!("people only {}", self::level(level)),
+            "effective n".to_string(),
+        ];
+        let mut t = Table::new(headers.to_vec(), 2);
+        for c in &r.checks {
+            let Some(e) = &c.ppi else { continue };
+            let (lo, hi) = e.interval(level);
+            let (plo, phi) = e.people_interval(level);
+            t.push(vec![
+                c.cmp.metric.name(),
+                c.cmp.stratum.clone(),
+                e.n_model.to_string(),
+                if e.people_only_strata > 0 {
+                    format!(
+                        "{} ({} people-only)",
+                        e.n_verified,
+                        crate::diag::count(e.people_only_strata, "stratum", "strata")
+                    )
+                } else {
+                    e.n_verified.to_string()
+                },
+                format!("{:.2}", e.lambda),
+                format!("{} [{}, {}]", signed4(e.mean), signed4(lo), signed4(hi)),
+                format!("{} [{}, {}]", signed4(e.people_mean), signed4(plo), signed4(phi)),
+                super::eval::effective_n(e.effective_n()),
+            ]);
+        }
+        Some(t)
     }
 
     pub(super) fn stage_title(st: &StageOutcome) -> String {

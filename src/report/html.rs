@@ -390,6 +390,12 @@ fn retriever_section(v: &GateView, r: &RetrieverOutcome, i: usize) -> String {
     if !r.checks.is_empty() {
         b += &check_table(v, r);
     }
+    if let Some(t) = v.ppi_table(r) {
+        b += &table(
+            &t,
+            "Prediction-powered estimates of each delta, beside people's labels alone",
+        );
+    }
     if let Some(imp) = v.improvements(r) {
         let _ = writeln!(b, "<p class=\"improved\">{}</p>", esc(&imp));
     }
@@ -488,7 +494,7 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
             num(bound_cell(c, decision)),
             num(lvl),
             esc(&tol),
-            esc(c.test.name()),
+            esc(c.test_name()),
             num(p_text(c.cmp.p_value, r)),
             num(p_text(c.cmp.p_adjusted, r)),
             num(c.mde().map_or("-".into(), f4)),
@@ -1085,6 +1091,9 @@ fn eval_page(v: &EvalView) -> String {
     b += &table(&v.means_table(), "Means per scope");
     if let Some(note) = v.interval_note() {
         let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&note));
+    }
+    if let Some(t) = v.ppi_table() {
+        b += &table(&t, "Prediction-powered estimates beside people's labels alone");
     }
     if let Some(sv) = &v.candidates {
         let _ = writeln!(b, "<h2>{}</h2>", esc(&v.stage_title(sv)));

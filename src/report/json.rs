@@ -171,7 +171,7 @@ fn gate_value(v: &GateView) -> Value {
                 .map(|c| {
                     let mut o = check_row(
                         &c.cmp,
-                        c.test.name(),
+                        c.test_name(),
                         c.verdict.name(),
                     );
                     o.insert("tolerance".into(), c.tolerance.map_or(Value::Null, num));
@@ -192,6 +192,9 @@ fn gate_value(v: &GateView) -> Value {
                     o.insert("p_rise_adjusted".into(), num(c.p_rise_adjusted));
                     o.insert("monte_carlo".into(), json!(c.monte_carlo));
                     o.insert("skew".into(), skew_value(c.skew.as_ref()));
+                    if let Some(e) = &c.ppi {
+                        o.insert("ppi".into(), ppi_value(e, 1.0 - s.alpha));
+                    }
                     if r.fails(c) || c.verdict == CheckVerdict::Inconclusive {
                         o.insert("reason".into(), json!(v.reason(c, r)));
                     }
@@ -231,6 +234,7 @@ fn gate_value(v: &GateView) -> Value {
     json!({
         "schema_version": 1,
         "verdict": o.verdict().name(),
+        "labels": o.labels.name(),
         "settings": {
             "test": s.test.name(),
             "resamples": s.resamples,
@@ -430,6 +434,31 @@ fn statement_value(v: &CompareView) -> Value {
     })
 }
 
+/// A PPI estimate (a mean, or a paired delta's) as every JSON report gives
+/// it: the estimate and its interval at `level`, the people-only estimate
+/// and interval beside it, the counts, lambda and the effective number of
+/// verified queries (SPEC "Gating on model labels").
+pub(crate) fn ppi_value(e: &crate::stats::ppi::PpiCombined, level: f64) -> Value {
+    let (lo, hi) = e.interval(level);
+    let (plo, phi) = e.people_interval(level);
+    json!({
+        "mean": num(e.mean),
+        "se": num(e.se),
+        "ci_low": num(lo),
+        "ci_high": num(hi),
+        "people_mean": num(e.people_mean),
+        "people_se": num(e.people_se),
+        "people_ci_low": num(plo),
+        "people_ci_high": num(phi),
+        "level": level,
+        "n_model": e.n_model,
+        "n_verified": e.n_verified,
+        "lambda": num(e.lambda),
+        "effective_n": num(e.effective_n()),
+        "people_only_strata": e.people_only_strata,
+    })
+}
+
 fn eval_value(v: &EvalView) -> Value {
     let g = &v.prep.gold;
     let names = v.metric_names();
@@ -472,20 +501,45 @@ fn eval_value(v: &EvalView) -> Value {
     root.insert("relevance_level".into(), json!(v.prep.relevance_level));
     root.insert("queries".into(), json!(g.len()));
     root.insert("strata".into(), Value::Object(strata));
+    root.insert("labels".into(), json!(v.prep.label_mode.name()));
     root.insert("metrics".into(), Value::Object(metrics));
     root.insert("intervals".into(), Value::Object(intervals));
     root.insert(
         "interval_settings".into(),
-        match v.intervals {
-            Some(i) => json!({
+        match (v.intervals, v.ppi) {
+            (_, Some(_)) => json!({
+                "level": crate::eval::INTERVAL_LEVEL,
+                "method": "ppi++ (power-tuned, normal)",
+            }),
+            (Some(i), None) => json!({
                 "level": i.settings.level,
                 "resamples": i.settings.resamples,
                 "seed": i.settings.seed,
                 "method": "stratified bootstrap, expanded percentile",
             }),
-            None => Value::Null,
+            (None, None) => Value::Null,
         },
     );
+    if v.ppi.is_some() {
+        let mut ppi = Map::new();
+        for (m, name) in names.iter().enumerate() {
+            let mut o = Map::new();
+            let mut put = |scope: &str, rs: RowScope| {
+                o.insert(
+                    scope.to_string(),
+                    v.ppi_estimate(rs, m)
+                        .map_or(Value::Null, |e| ppi_value(e, crate::eval::INTERVAL_LEVEL)),
+                );
+            };
+            put("all", RowScope::All);
+            for (k, s) in v.summary.strata.iter().enumerate() {
+                put(&s.scope, RowScope::Stratum(k));
+            }
+            put("macro", RowScope::Macro);
+            ppi.insert(name.clone(), Value::Object(o));
+        }
+        root.insert("ppi".into(), Value::Object(ppi));
+    }
     let missing: Vec<&str> = v.run.missing().map(|i| g.queries[i].id.as_str()).collect();
     root.insert("missing_queries".into(), json!(missing));
     if let Some(sv) = &v.candidates {

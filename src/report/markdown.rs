@@ -65,6 +65,12 @@ impl Exporter for Markdown {
                 out += &v.check_table(r).markdown();
                 out.push('\n');
             }
+            if let Some(t) = v.ppi_table(r) {
+                out += &format!(
+                    "<details><summary>Prediction-powered estimates beside people's labels alone</summary>\n\n{}\n</details>\n\n",
+                    t.markdown()
+                );
+            }
             if let Some(imp) = v.improvements(r) {
                 out += &format!("{}\n\n", md(&imp));
             }
@@ -124,6 +130,9 @@ impl Exporter for Markdown {
         out += &v.means_table().markdown();
         if let Some(note) = v.interval_note() {
             out += &format!("\n<sub>{}</sub>\n", md(&note));
+        }
+        if let Some(t) = v.ppi_table() {
+            out += &format!("\n{}", t.markdown());
         }
         if let Some(sv) = &v.candidates {
             out += &format!("\n**{}**\n\n", md(&v.stage_title(sv)));

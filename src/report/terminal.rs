@@ -57,6 +57,12 @@ impl Exporter for Terminal {
                     out += &format!("  {line}\n");
                 }
             }
+            if let Some(t) = v.ppi_table(r) {
+                out += "\n  Prediction-powered estimates of each delta, beside people's labels alone:\n";
+                for line in t.text().lines() {
+                    out += &format!("  {line}\n");
+                }
+            }
             if let Some(imp) = v.improvements(r) {
                 out += &format!("\n{}\n", terminal(&imp));
             }
@@ -131,6 +137,9 @@ impl Exporter for Terminal {
         out += &v.means_table().text();
         if let Some(note) = v.interval_note() {
             out += &format!("\n{note}\n");
+        }
+        if let Some(t) = v.ppi_table() {
+            out += &format!("\n{}\n", t.text());
         }
         if let Some(sv) = &v.candidates {
             out += &format!("\n{}\n\n", terminal(&v.stage_title(sv)));

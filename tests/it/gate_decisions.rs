@@ -548,6 +548,7 @@ fn a_paired_query_whose_text_changed_is_named() {
         rankings: &rankings,
         scores: &scores,
         candidates: None,
+        ppi: None,
     };
     let s = settings(Decision::ConfidentDrop, 0.1, StrataSel::Overall);
     let o = rgate::gate::evaluate(&w.prep, &s, &cur, Some(&b));

@@ -56,6 +56,7 @@ fn gate_many(w: &sim::World, s: &GateSettings, drops: &[f64], rng: &mut ChaCha8R
                 rankings: &rankings,
                 scores: sc,
                 candidates: None,
+                ppi: None,
             },
             baseline: Some(b),
         })

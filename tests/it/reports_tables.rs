@@ -267,6 +267,7 @@ fn the_header_names_the_resamples_that_decided() {
         let r = crate::sim::gate_values(&w, &settings, &base, &cur);
         let outcome = GateOutcome {
             settings,
+            labels: rgate::config::LabelMode::People,
             retrievers: vec![r],
             warnings: vec![],
         };

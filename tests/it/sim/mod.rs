@@ -115,8 +115,10 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
                 text_sha: None,
                 spans: Vec::new(),
                 candidate_spans: Vec::new(),
+                model_values: None,
             })
             .collect(),
+        model_fingerprint: None,
     }
 }
 
@@ -134,6 +136,7 @@ pub fn gate_once(w: &World, settings: &GateSettings, drop: f64, rng: &mut ChaCha
         rankings: &rankings,
         scores: &scores,
         candidates: None,
+        ppi: None,
     };
     gate::evaluate(&w.prep, settings, &cur, Some(&b))
 }
@@ -175,6 +178,7 @@ pub fn gate_full(
         rankings: &rankings,
         scores: &scores,
         candidates: None,
+        ppi: None,
     };
     gate::evaluate(&w.prep, settings, &cur, Some(&b))
 }

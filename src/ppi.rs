@@ -1,0 +1,284 @@
+//! Prediction-powered estimates of scored runs (SPEC "Gating on model
+//! labels"): every query's metric computed twice by the same code, with the
+//! model's grades on every model-graded query and with people's on the
+//! verified ones ([`crate::prepared::PpiSide`]), then PPI++ per stratum
+//! ([`crate::stats::ppi`]) and the strata combined by their weights.
+//!
+//! The same function estimates a mean (per-query values) and a paired delta
+//! (per-query differences, current minus baseline): PPI is linear in the
+//! values at a fixed lambda, so estimating both sides of a delta at the
+//! delta's own lambdas ([`estimate_at`]) makes current minus baseline equal
+//! the delta's estimate exactly, and a report never shows a delta its two
+//! means contradict.
+//!
+//! A stratum's queries that have people's labels and no model grades are a
+//! part of their own, estimated from their values alone (lambda 0), and
+//! weighted by their share of the stratum: they are graded already, and the
+//! model has nothing to add there.
+
+use crate::config::Weighting;
+use crate::eval::{Scores, Summary};
+use crate::gold::GoldSet;
+use crate::metrics::Agg;
+use crate::prepared::PpiSide;
+use crate::stats::ppi::{self, PpiCombined, PpiError, PpiEstimate, PpiInput};
+
+/// One scope's estimate, and the lambda each of its parts used (in the
+/// order [`estimate`] forms them), so other values of the same queries can
+/// be estimated at the same lambdas.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeEstimate {
+    pub combined: PpiCombined,
+    pub lambdas: Vec<f64>,
+}
+
+/// The PPI estimate over `members` (primary positions): `people[q]` is the
+/// primary scoring's value of query q (people's labels where verified),
+/// `model[j]` the model side's value of its query j. Strata weigh by their
+/// share of `members` (micro) or equally (macro); within a stratum, its
+/// model-graded part and its people-only part by their sizes.
+pub fn estimate(
+    side: &PpiSide,
+    gold: &GoldSet,
+    people: &[f64],
+    model: &[f64],
+    members: &[usize],
+    weighting: Weighting,
+) -> Result<ScopeEstimate, PpiError> {
+    run(side, gold, people, model, members, weighting, None)
+}
+
+/// [`estimate`] with each part's lambda given (from another estimate over
+/// the same members).
+pub fn estimate_at(
+    side: &PpiSide,
+    gold: &GoldSet,
+    people: &[f64],
+    model: &[f64],
+    members: &[usize],
+    weighting: Weighting,
+    lambdas: &[f64],
+) -> Result<ScopeEstimate, PpiError> {
+    run(side, gold, people, model, members, weighting, Some(lambdas))
+}
+
+fn run(
+    side: &PpiSide,
+    gold: &GoldSet,
+    people: &[f64],
+    model: &[f64],
+    members: &[usize],
+    weighting: Weighting,
+    lambdas: Option<&[f64]>,
+) -> Result<ScopeEstimate, PpiError> {
+    let strata = side.split(gold, members);
+    let non_empty = strata.iter().filter(|s| !s.is_empty()).count();
+    let total = members.len();
+    let mut parts: Vec<(f64, PpiEstimate)> = Vec::new();
+    let mut used: Vec<f64> = Vec::new();
+    let mut next_lambda = |tuned: &dyn Fn() -> Result<PpiEstimate, PpiError>,
+                           fixed: &dyn Fn(f64) -> Result<PpiEstimate, PpiError>|
+     -> Result<PpiEstimate, PpiError> {
+        match lambdas {
+            Some(l) => {
+                let lam = *l.get(used.len()).ok_or(PpiError::Weights)?;
+                used.push(lam);
+                fixed(lam)
+            }
+            None => {
+                let e = tuned()?;
+                used.push(e.lambda);
+                Ok(e)
+            }
+        }
+    };
+    for s in strata.iter().filter(|s| !s.is_empty()) {
+        let w = match weighting {
+            Weighting::Micro => s.len() as f64 / total as f64,
+            Weighting::Macro => 1.0 / non_empty as f64,
+        };
+        if !s.model.is_empty() {
+            let of = |q: &usize| side.model_of[*q].map_or(f64::NAN, |j| model[j]);
+            let model_all: Vec<f64> = s.model.iter().map(of).collect();
+            let model_verified: Vec<f64> = s.verified.iter().map(of).collect();
+            let people_verified: Vec<f64> = s.verified.iter().map(|&q| people[q]).collect();
+            let input = PpiInput {
+                model_all: &model_all,
+                model_verified: &model_verified,
+                people_verified: &people_verified,
+            };
+            let e = next_lambda(&|| ppi::try_ppi_mean(&input), &|l| {
+                ppi::try_ppi_mean_with_lambda(&input, l)
+            })?;
+            parts.push((w * s.model.len() as f64 / s.len() as f64, e));
+        }
+        if !s.people.is_empty() {
+            let y: Vec<f64> = s.people.iter().map(|&q| people[q]).collect();
+            let input = PpiInput {
+                model_all: &y,
+                model_verified: &y,
+                people_verified: &y,
+            };
+            // Graded by people already: the model has no part in it.
+            let e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
+                ppi::try_ppi_mean_with_lambda(&input, 0.0)
+            })?;
+            parts.push((w * s.people.len() as f64 / s.len() as f64, e));
+        }
+    }
+    let combined = ppi::try_combine(&parts)?;
+    Ok(ScopeEstimate {
+        combined,
+        lambdas: used,
+    })
+}
+
+/// Eval's estimates: per metric, for `all`, each stratum (gold order) and
+/// the macro mean; `None` where there is none (a metric whose `all` line is
+/// not a mean of per-query values: a count's sum, a geometric mean).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PpiSummary {
+    pub all: Vec<Option<PpiCombined>>,
+    pub strata: Vec<Vec<Option<PpiCombined>>>,
+    pub macro_mean: Vec<Option<PpiCombined>>,
+}
+
+impl PpiSummary {
+    /// `primary` scored on the primary gold set, `model` on the model side.
+    pub fn compute(side: &PpiSide, gold: &GoldSet, primary: &Scores, model: &Scores) -> PpiSummary {
+        let all: Vec<usize> = (0..gold.len()).collect();
+        let mut by_stratum: Vec<Vec<usize>> = vec![Vec::new(); gold.strata.len()];
+        for (i, q) in gold.queries.iter().enumerate() {
+            by_stratum[q.stratum as usize].push(i);
+        }
+        let est = |m: usize, members: &[usize], w: Weighting| -> Option<PpiCombined> {
+            if members.is_empty() || primary.metrics[m].family().agg != Agg::Mean {
+                return None;
+            }
+            estimate(side, gold, &primary.values[m], &model.values[m], members, w)
+                .ok()
+                .map(|e| e.combined)
+        };
+        let metrics = 0..primary.metrics.len();
+        PpiSummary {
+            all: metrics.clone().map(|m| est(m, &all, Weighting::Micro)).collect(),
+            strata: by_stratum
+                .iter()
+                .map(|members| {
+                    metrics
+                        .clone()
+                        .map(|m| est(m, members, Weighting::Micro))
+                        .collect()
+                })
+                .collect(),
+            macro_mean: metrics.map(|m| est(m, &all, Weighting::Macro)).collect(),
+        }
+    }
+
+    /// The means the summary's rows show, replaced by these estimates where
+    /// there is one.
+    pub fn apply(&self, summary: &mut Summary) {
+        let put = |row: &mut Vec<f64>, est: &[Option<PpiCombined>]| {
+            for (v, e) in row.iter_mut().zip(est) {
+                if let Some(e) = e {
+                    *v = e.mean;
+                }
+            }
+        };
+        put(&mut summary.all.means, &self.all);
+        for (row, est) in summary.strata.iter_mut().zip(&self.strata) {
+            put(&mut row.means, est);
+        }
+        put(&mut summary.macro_mean.means, &self.macro_mean);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Warnings;
+    use crate::gold::tests::load_str;
+    use crate::prepared::Prepared;
+
+    /// Stratum a: q1..q12 model-graded, q1..q10 verified; stratum b: p1, p2
+    /// people's labels only.
+    fn gold() -> Prepared {
+        let mut y = String::from("queries:\n");
+        for i in 1..=12 {
+            y.push_str(&format!("- id: q{i}\n  stratum: a\n  model:\n    c{i}: 1\n"));
+            if i <= 10 {
+                y.push_str(&format!("  relevant:\n    c{i}: 1\n  verified: true\n"));
+            }
+        }
+        y.push_str("- id: p1\n  stratum: b\n  relevant:\n    d1: 1\n- id: p2\n  stratum: b\n  relevant:\n    d2: 1\n");
+        y.push_str("verify_sample:\n  seed: 1\n  ids: [q1, q2, q3, q4, q5, q6, q7, q8, q9, q10]\n  drawn_at: 2026-12-07T01:00:00Z\n");
+        let (g, _) = load_str("g.yaml", &y).unwrap();
+        Prepared::labeled(
+            g,
+            Warnings::default(),
+            crate::metrics::default_metrics(),
+            1,
+            crate::config::LabelMode::Ppi,
+        )
+        .unwrap()
+    }
+
+    /// Hand computation. Stratum a: Y (people, verified q1..q10) =
+    /// 1,1,1,1,1,0,0,0,0,0; Yh (model, same queries) = 1,1,1,1,0,0,0,0,0,1;
+    /// Yu (model, q1..q12) = Yh then 1, 0. With N = 12, n = 10:
+    /// cov0(Y, Yh) = mean(Y Yh) - mean(Y) mean(Yh) = 0.4 - 0.25 = 0.15;
+    /// var of the 22 model values (7 of 22 ones... Yh has 5 ones, Yu 6):
+    /// 11 ones in 22, sample variance = 22/21 * 0.25 = 0.261905;
+    /// lambda = 0.15 / ((22/12) (22/21) 0.25) = 0.15 * 1008/484 = 0.3124;
+    /// mean = lambda 6/12 + mean(Y - lambda Yh) = lambda/2 + 0.5 - lambda/2
+    /// = 0.5. Stratum b: p values 1, 0.5 -> 0.75. Micro over 14 queries:
+    /// 12/14 * 0.5 + 2/14 * 0.75 = 0.535714.
+    #[test]
+    fn strata_and_people_only_parts_combine_by_their_shares() {
+        let p = gold();
+        let side = p.ppi.as_ref().unwrap();
+        assert_eq!(p.gold.len(), 14);
+        assert_eq!(side.model.gold.len(), 12);
+        let mut people = vec![0.0; 14];
+        for (q, v) in [
+            (0, 1.0),
+            (1, 1.0),
+            (2, 1.0),
+            (3, 1.0),
+            (4, 1.0),
+            (12, 1.0),
+            (13, 0.5),
+        ] {
+            people[q] = v;
+        }
+        let mut model = vec![0.0; 12];
+        for j in [0, 1, 2, 3, 9, 10] {
+            model[j] = 1.0;
+        }
+        let all: Vec<usize> = (0..14).collect();
+        let e = estimate(side, &p.gold, &people, &model, &all, Weighting::Micro).unwrap();
+        assert!(
+            (e.lambdas[0] - 0.15 * 1008.0 / 484.0).abs() < 1e-12,
+            "{:?}",
+            e.lambdas
+        );
+        assert_eq!(e.lambdas[1], 0.0);
+        assert!((e.combined.mean - (12.0 / 14.0 * 0.5 + 2.0 / 14.0 * 0.75)).abs() < 1e-12);
+        let m = estimate(side, &p.gold, &people, &model, &all, Weighting::Macro).unwrap();
+        assert!((m.combined.mean - 0.625).abs() < 1e-12);
+        // At the same lambdas, the estimate is linear in the values.
+        let shifted: Vec<f64> = people.iter().map(|v| v * 2.0).collect();
+        let model2: Vec<f64> = model.iter().map(|v| v * 2.0).collect();
+        let d = estimate_at(
+            side,
+            &p.gold,
+            &shifted,
+            &model2,
+            &all,
+            Weighting::Micro,
+            &e.lambdas,
+        )
+        .unwrap();
+        assert!((d.combined.mean - 2.0 * e.combined.mean).abs() < 1e-12);
+    }
+}
