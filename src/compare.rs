@@ -62,6 +62,20 @@ pub struct CompareRow {
     /// 2014 asks for an effect size beside every p). NaN where the deltas
     /// have no spread (fewer than two queries, or all equal).
     pub effect_size: f64,
+    /// Under `labels: ppi`: the PPI estimate of the delta the row was
+    /// tested on ([`crate::ppi::compare_rows`]).
+    pub ppi: Option<crate::stats::ppi::PpiCombined>,
+}
+
+impl CompareRow {
+    /// The test that decided, as reports name it.
+    pub fn test_name(&self) -> &'static str {
+        if self.ppi.is_some() {
+            "ppi"
+        } else {
+            self.test.name()
+        }
+    }
 }
 
 /// A set of query positions, named.
@@ -422,6 +436,7 @@ pub fn compare(
                 losses,
                 skew,
                 effect_size,
+                ppi: None,
             });
         }
     }
@@ -628,6 +643,8 @@ pub struct Ranked {
     pub ci_high: f64,
     pub p_adjusted: f64,
     pub test: TestKind,
+    /// Tested on its PPI estimate (`labels: ppi`).
+    pub ppi: bool,
     pub effect_size: f64,
     /// Significantly better than the baseline: the row is significant
     /// after the family's correction and its delta is positive.
@@ -723,6 +740,7 @@ pub fn family(
                 ci_high: r.cmp.ci_high,
                 p_adjusted: r.cmp.p_adjusted,
                 test: r.test,
+                ppi: r.ppi.is_some(),
                 effect_size: r.effect_size,
                 better: r.significant && r.cmp.delta > 0.0,
             })

@@ -120,9 +120,11 @@ fn run(
                 people_verified: &y,
             };
             // Graded by people already: the model has no part in it.
-            let e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
+            let mut e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
                 ppi::try_ppi_mean_with_lambda(&input, 0.0)
             })?;
+            // No model grade among them: counted as people-labeled only.
+            e.n_model = 0;
             parts.push((w * s.people.len() as f64 / s.len() as f64, e));
         }
     }
@@ -190,6 +192,92 @@ impl PpiSummary {
             put(&mut row.means, est);
         }
         put(&mut summary.macro_mean.means, &self.macro_mean);
+    }
+}
+
+/// Under `labels: ppi`, `compare`'s rows of one variant against the
+/// baseline run, each tested instead on the PPI estimate of its delta: the
+/// normal test at the row's alternative, the two-sided (1 - alpha) interval
+/// and one-sided bounds, the two means at the delta's lambdas. A geometric
+/// mean is estimated on the log scale it is tested on and told back in its
+/// units. A row that cannot be estimated says nothing (p = 1, unbounded).
+/// The family's correction runs after, on these p-values.
+#[allow(clippy::too_many_arguments)]
+pub fn compare_rows(
+    side: &PpiSide,
+    gold: &GoldSet,
+    base: (&Scores, &Scores),
+    cand: (&Scores, &Scores),
+    rows: &mut [crate::compare::CompareRow],
+    alpha: f64,
+    alternative: crate::stats::Alternative,
+    weighting: Weighting,
+) {
+    use crate::compare::{geo, scopes, within_range};
+    let all: Vec<usize> = (0..gold.len()).collect();
+    let sc = scopes(gold, &all);
+    let logged = |s: &Scores| geo::logged(s).unwrap_or_else(|| s.clone());
+    let (bp, bm, cp, cm) = (logged(base.0), logged(base.1), logged(cand.0), logged(cand.1));
+    for r in rows.iter_mut() {
+        let (Some(m), Some(si)) = (
+            bp.metrics.iter().position(|x| *x == r.cmp.metric),
+            sc.iter().position(|s| s.name == r.cmp.stratum),
+        ) else {
+            continue;
+        };
+        let members = &sc[si].members;
+        let diff = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
+        let d = diff(&cp.values[m], &bp.values[m]);
+        let dm = diff(&cm.values[m], &bm.values[m]);
+        let est = estimate(side, gold, &d, &dm, members, weighting);
+        let (inf, means, ppi) = match est {
+            Ok(e) => {
+                let at = |p: &Scores, q: &Scores| {
+                    estimate_at(
+                        side,
+                        gold,
+                        &p.values[m],
+                        &q.values[m],
+                        members,
+                        weighting,
+                        &e.lambdas,
+                    )
+                    .map_or(f64::NAN, |x| x.combined.mean)
+                };
+                (
+                    crate::stats::Inference::normal(e.combined.mean, e.combined.se),
+                    Some((at(&bp, &bm), at(&cp, &cm))),
+                    Some(e.combined),
+                )
+            }
+            Err(_) => (
+                crate::stats::Inference::normal(f64::NAN, f64::INFINITY),
+                None,
+                None,
+            ),
+        };
+        let t = inf.outcome(alpha);
+        let (b_mean, c_mean) = means.unwrap_or((f64::NAN, f64::NAN));
+        r.cmp.baseline = b_mean;
+        r.cmp.current = c_mean;
+        r.cmp.delta = t.mean_delta;
+        r.cmp.ci_low = t.ci_low;
+        r.cmp.ci_high = t.ci_high;
+        r.cmp.p_value = t.p(alternative);
+        let (mut lower, mut upper) = (t.lower_bound, t.upper_bound);
+        if geo::is_geometric(&r.cmp.metric) && means.is_some() {
+            let back = geo::to_units(&mut r.cmp);
+            lower = back.delta(lower);
+            upper = back.delta(upper);
+        }
+        let (metric, b) = (r.cmp.metric, r.cmp.baseline);
+        let fit = |x: f64| within_range(&metric, b, x);
+        r.lower_bound = fit(lower);
+        r.upper_bound = fit(upper);
+        r.cmp.ci_low = fit(r.cmp.ci_low);
+        r.cmp.ci_high = fit(r.cmp.ci_high);
+        r.monte_carlo = false;
+        r.ppi = ppi;
     }
 }
 

@@ -88,6 +88,23 @@ pub struct RunColumn {
     pub name: String,
     pub path: String,
     pub scores: Scores,
+    /// Under `labels: ppi`: the run scored on the model's grades.
+    pub model: Option<Scores>,
+    /// Under `labels: ppi`: each metric's PPI estimate of the mean over
+    /// every query (`None` where there is none).
+    pub ppi_means: Option<Vec<Option<f64>>>,
+}
+
+impl RunColumn {
+    /// Metric `m`'s mean over every query as reports show it: the PPI
+    /// estimate under `labels: ppi`, else the paired mean of its values.
+    pub fn mean(&self, metrics: &[Metric], m: usize) -> f64 {
+        if let Some(v) = self.ppi_means.as_ref().and_then(|p| p[m]) {
+            return v;
+        }
+        let v = &self.scores.values[m];
+        crate::metrics::paired_mean(&metrics[m], v, 0..v.len())
+    }
 }
 
 /// The compared runs.
@@ -182,6 +199,22 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
             )
         })
         .collect();
+    if let Some(side) = &prep.ppi {
+        for (cand, rows) in candidates.iter().zip(comparisons.iter_mut()) {
+            if let (Some(bm), Some(cm)) = (&columns[0].model, &cand.model) {
+                crate::ppi::compare_rows(
+                    side,
+                    &prep.gold,
+                    (base, bm),
+                    (&cand.scores, cm),
+                    rows,
+                    opts.alpha,
+                    opts.alternative,
+                    opts.weighting,
+                );
+            }
+        }
+    }
     let scores: Vec<&Scores> = columns.iter().map(|c| &c.scores).collect();
     if let Some(r) = crate::compare::retest_at_floor(
         &prep.gold,
@@ -211,7 +244,17 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
             ));
         }
     }
-    let family = crate::compare::family(&prep.gold, &scores, &mut comparisons, opts.correction, &settings);
+    let mut family =
+        crate::compare::family(&prep.gold, &scores, &mut comparisons, opts.correction, &settings);
+    if prep.ppi.is_some() && family.runner_up.is_some() {
+        // The runner-up claim re-tests the two best runs on their values as
+        // scored, which under `labels: ppi` hold the model's unverified
+        // grades: not claimed.
+        family.runner_up = None;
+        warnings.0.push(
+            "labels: ppi: the best variant is not compared with the runner-up (that test has no PPI form here); each variant's rows against the baseline are PPI estimates".into(),
+        );
+    }
     Ok(CompareRun {
         prep,
         columns,
@@ -239,7 +282,7 @@ fn read_runs(
     // The runs are read side by side: each read splits a large file across
     // the threads already, and two at once keep both cores busy through
     // each one's serial parts (the split, the merge, the scores).
-    let read: Vec<Result<(JudgedRun, Scores)>> = {
+    let read: Vec<Result<(JudgedRun, Scores, Option<Scores>)>> = {
         use rayon::prelude::*;
         opts.runs
             .par_iter()
@@ -252,18 +295,37 @@ fn read_runs(
                 };
                 let judged = input.source.read(prep, &run_opts)?;
                 let scores = Scores::compute(&prep.metrics, &judged.rankings, &prep.contexts);
-                Ok((judged, scores))
+                let model = match &prep.ppi {
+                    Some(side) => {
+                        let m = input.source.read(&side.model, &run_opts)?;
+                        Some(Scores::compute(&prep.metrics, &m.rankings, &side.model.contexts))
+                    }
+                    None => None,
+                };
+                Ok((judged, scores, model))
             })
             .collect()
     };
     let mut columns: Vec<RunColumn> = Vec::new();
     for ((input, name), result) in opts.runs.iter().zip(names).zip(read) {
-        let (judged, scores) = result?;
+        let (judged, scores, model) = result?;
         warnings.0.extend(judged.warnings.iter().cloned());
+        let ppi_means = match (&prep.ppi, &model) {
+            (Some(side), Some(m)) => Some(
+                crate::ppi::PpiSummary::compute(side, &prep.gold, &scores, m)
+                    .all
+                    .iter()
+                    .map(|e| e.map(|e| e.mean))
+                    .collect(),
+            ),
+            _ => None,
+        };
         columns.push(RunColumn {
             name,
             path: path_of(&input.source).display().to_string(),
             scores,
+            model,
+            ppi_means,
         });
     }
     match map_error {

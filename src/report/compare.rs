@@ -70,6 +70,11 @@ impl CompareView<'_> {
             }
             crate::config::TestKind::TTest => "paired t-test".into(),
         };
+        let test = match self.prep.label_mode {
+            crate::config::LabelMode::Ppi => "labels: ppi: prediction-powered (PPI++) normal test on each delta, the model's grades corrected by the verified sample; means are PPI estimates".to_string(),
+            crate::config::LabelMode::Model => format!("{test}; labels: model (the model's grades where no person graded: biased by its errors)"),
+            crate::config::LabelMode::People => test,
+        };
         format!(
             "{test}; p {}; alpha {}; {} across all {} rows of every run (variants x metrics x scopes); each row's interval comes from the test that gave its p (column `test`)",
             alt_name(self.alternative),
@@ -83,16 +88,9 @@ impl CompareView<'_> {
         let mut headers = vec!["run".to_string()];
         headers.extend(self.prep.metrics.iter().map(Metric::name));
         let mut t = Table::new(headers, 1);
-        let n = self.prep.gold.len();
         for r in self.runs {
             let mut row = vec![r.name.clone()];
-            row.extend(
-                self.prep
-                    .metrics
-                    .iter()
-                    .zip(&r.scores.values)
-                    .map(|(m, v)| f4(crate::metrics::paired_mean(m, v, 0..n))),
-            );
+            row.extend((0..self.prep.metrics.len()).map(|m| f4(r.mean(&self.prep.metrics, m))));
             t.push(row);
         }
         t
@@ -130,7 +128,7 @@ impl CompareView<'_> {
                 pfmt(r.cmp.p_value),
                 format!("{}{mark}", pfmt(r.cmp.p_adjusted)),
                 effect(r.effect_size),
-                r.test.name().to_string(),
+                r.test_name().to_string(),
                 format!("{}/{}/{}", r.wins, r.ties, r.losses),
             ]);
         }
@@ -191,7 +189,11 @@ impl CompareView<'_> {
                 interval(r.ci_low, r.ci_high),
                 pfmt(r.p_adjusted),
                 effect(r.effect_size),
-                r.test.name().to_string(),
+                if r.ppi {
+                    "ppi".to_string()
+                } else {
+                    r.test.name().to_string()
+                },
                 if r.better { "yes" } else { "no" }.to_string(),
             ]);
         }

@@ -82,7 +82,7 @@ impl Exporter for Csv {
                     r.wins.to_string(),
                     r.ties.to_string(),
                     r.losses.to_string(),
-                    r.test.name().to_string(),
+                    r.test_name().to_string(),
                     v.settings.resamples.to_string(),
                     v.settings.seed.to_string(),
                     r.skew.as_ref().map(|s| csv_num(s.skewness)).unwrap_or_default(),

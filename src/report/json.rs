@@ -326,10 +326,9 @@ fn gate_stages(st: &StageOutcome) -> Value {
 }
 
 fn means(v: &CompareView, r: &RunColumn) -> Value {
-    let n = v.prep.gold.len();
     let mut o = Map::new();
-    for (m, values) in v.prep.metrics.iter().zip(&r.scores.values) {
-        o.insert(m.name(), json!(crate::metrics::paired_mean(m, values, 0..n)));
+    for (k, m) in v.prep.metrics.iter().enumerate() {
+        o.insert(m.name(), json!(r.mean(&v.prep.metrics, k)));
     }
     Value::Object(o)
 }
@@ -345,7 +344,7 @@ fn compare_value(v: &CompareView) -> Value {
             let checks: Vec<Value> = rows
                 .iter()
                 .map(|c| {
-                    let mut o = check_row(&c.cmp, c.test.name(), "not-gated");
+                    let mut o = check_row(&c.cmp, c.test_name(), "not-gated");
                     o.insert("significant".into(), json!(c.significant));
                     o.insert("lower_bound".into(), num(c.lower_bound));
                     o.insert("upper_bound".into(), num(c.upper_bound));
@@ -354,6 +353,9 @@ fn compare_value(v: &CompareView) -> Value {
                     o.insert("losses".into(), json!(c.losses));
                     o.insert("skew".into(), skew_value(c.skew.as_ref()));
                     o.insert("effect_size".into(), num(c.effect_size));
+                    if let Some(e) = &c.ppi {
+                        o.insert("ppi".into(), ppi_value(e, 1.0 - s.alpha));
+                    }
                     Value::Object(o)
                 })
                 .collect();
@@ -363,6 +365,7 @@ fn compare_value(v: &CompareView) -> Value {
     json!({
         "schema_version": 1,
         "verdict": "none",
+        "labels": v.prep.label_mode.name(),
         "settings": {
             "test": s.test.name(),
             "resamples": s.resamples,

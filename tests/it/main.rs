@@ -57,6 +57,7 @@ mod measures_trec_eval;
 mod neutralise;
 mod power;
 mod ppi_conformance;
+mod ppi_gate;
 mod ppi_labels;
 mod processes;
 mod properties_eval;
