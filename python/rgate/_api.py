@@ -322,6 +322,7 @@ def compare(
     relevance_level: int = 1,
     by_stratum: bool = False,
     strata: Optional[Mapping[str, str]] = None,
+    labels: str = "people",
 ) -> Comparison:
     """Each run after the first compared with the first, query by query,
     with a paired test (``rgate compare``): deltas, intervals, p-values
@@ -333,6 +334,8 @@ def compare(
     first is the baseline. ``test``: ``bootstrap``, ``t-test`` or
     ``randomization``; ``alternative``: ``two-sided``, ``less`` or
     ``greater``. The same ``seed`` gives the same p-values every time.
+    ``labels``: ``people``, ``model`` or ``ppi``, as :func:`evaluate`'s
+    (``rgate compare --labels``).
 
     >>> import rgate
     >>> qrels = {f"q{i}": {"a": 1} for i in range(30)}
@@ -359,6 +362,7 @@ def compare(
         relevance_level,
         _read("by_stratum", bool, by_stratum),
         correction,
+        _read("labels", str, labels),
     )
     _warn(warns)
     return Comparison(json.loads(text), table)

@@ -29,6 +29,7 @@ def compare(
     relevance_level: Any,
     by_stratum: bool,
     correction: str,
+    labels: str,
 ) -> Tuple[str, str, List[str]]: ...
 
 class GateReport:

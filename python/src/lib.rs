@@ -479,7 +479,7 @@ fn correction_named(name: &str) -> PyResult<rgate::compare::Correction> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum, correction))]
+#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum, correction, labels))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -495,6 +495,7 @@ fn compare(
     relevance_level: &Bound<'_, PyAny>,
     by_stratum: bool,
     correction: &str,
+    labels: &str,
 ) -> PyResult<Rendered> {
     work::guard(py, || {
         // The settings first, as the command line parses its arguments
@@ -510,6 +511,7 @@ fn compare(
             alternative_named(alternative)?,
             correction_named(correction)?,
         );
+        let labels = labels_named(labels)?;
         let runs = runs
             .iter()
             .map(|(name, spec)| {
@@ -520,7 +522,10 @@ fn compare(
             })
             .collect::<PyResult<Vec<_>>>()?;
         let opts = CompareOptions {
-            gold: gold_input(gold, strata, metrics, level)?,
+            gold: GoldInput {
+                labels,
+                ..gold_input(gold, strata, metrics, level)?
+            },
             runs,
             chunks: Vec::new(),
             run_format: None,

@@ -178,3 +178,20 @@ def test_gate_labels_overrides_the_config_and_equals_the_command_line(tmp_path, 
     assert json.loads(by_argument.report("json")) == command
     people = rgate.gate("rgate.yaml", labels="people")
     assert "ppi" not in people.checks[0]
+
+
+def test_compare_labels_equal_the_command_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    gold, run = write_fixture(tmp_path)
+    # The variant ranks `b` first: a hit at 1 only where `b` is relevant
+    # (every query, both label sets), so its delta is 1 - base per query.
+    lines = [json.dumps({"query_id": qid(i), "results": [f"{qid(i)}-b", f"{qid(i)}-a"]}) for i in range(N)]
+    (tmp_path / "b.jsonl").write_text("\n".join(lines) + "\n")
+    for labels in ("people", "model", "ppi"):
+        got = rgate.compare(gold, {"base": run, "b": "b.jsonl"}, ["hit_rate@1"], labels=labels).to_dict()
+        assert got == cli("compare", "--gold", gold, "--metrics", "hit_rate@1", "--labels", labels,
+                          "--format", "json", f"base={run}", "b=b.jsonl", cwd=tmp_path)
+    est, _, _ = ppi_by_hand()
+    # Under ppi the baseline's mean is the PPI estimate of hit_rate@1 (the
+    # variant's is 1 on every query, by both label sets).
+    assert got["baseline_run"]["means"]["hit_rate@1"] == pytest.approx(est, abs=1e-9)
