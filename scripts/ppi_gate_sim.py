@@ -56,7 +56,14 @@ Rates come with 95% Wilson intervals.
 
     python3 scripts/ppi_gate_sim.py --bin target/release/rgate [--trials 300]
         [--worlds typical,useless,sparse] [--seed 1] [--alpha 0.05]
-        [--json out.json] [--write-world DIR]
+        [--parts eval,gate] [--people-tests t-test] [--json out.json]
+        [--write-world DIR] [--people-only]
+
+`--people-tests t-test` gates `labels: people` with `gate.test: t-test` too:
+the normal-theory test on the verified queries alone, the like-for-like
+comparison for PPI's normal test (the default sign-flip test is exact and
+more conservative on sparse deltas). `--people-only` runs the people half
+on a binary without `--labels`.
 """
 
 import argparse
