@@ -135,6 +135,73 @@ fn run(
     })
 }
 
+/// How reports name a test run on PPI terms.
+pub fn test_name(test: crate::config::TestKind) -> &'static str {
+    match test {
+        crate::config::TestKind::Randomization => "ppi sign-flip",
+        crate::config::TestKind::TTest => "ppi t-test",
+        crate::config::TestKind::Bootstrap => "ppi bootstrap",
+    }
+}
+
+/// Per-query pseudo-deltas whose mean over `members` is the PPI estimate
+/// at `lambdas` (from [`estimate`] on the same values): micro, and under
+/// macro weighting the mean of the strata's means, as the gate's tests
+/// form them. For query q of stratum h (|h| queries, N of them model-graded,
+/// n verified):
+/// - model-graded: `lambda dm_q + (N / n) [q verified] (dp_q - lambda dm_q)`,
+///   or `(N / n) [q verified] dp_q` in a stratum people-only for want of
+///   verified queries;
+/// - graded by people only: `dp_q`.
+///
+/// The PPI estimate is linear in the per-query values at fixed lambdas, so
+/// it is exactly a mean of such terms (an inverse-probability weighting of
+/// the verified sample's corrections), and a per-query test (sign-flip, t,
+/// bootstrap) can run on them. Flipping a query's sign flips its term, so
+/// under the sign-flip test's null (each query's pair of changes as likely
+/// negated) the test stays exact, where the normal interval on a few
+/// verified queries that moved is not (see the module docs of
+/// [`crate::stats::ppi`]).
+pub fn pseudo_deltas(
+    side: &PpiSide,
+    gold: &GoldSet,
+    people: &[f64],
+    model: &[f64],
+    members: &[usize],
+    lambdas: &[f64],
+) -> Vec<f64> {
+    let mut out = vec![0.0; gold.len()];
+    let mut k = 0;
+    for s in side.split(gold, members).iter().filter(|s| !s.is_empty()) {
+        if !s.model.is_empty() {
+            let lambda = lambdas.get(k).copied().unwrap_or(0.0);
+            k += 1;
+            let (big_n, n) = (s.model.len() as f64, s.verified.len() as f64);
+            let people_only = s.verified.len() < ppi::MIN_VERIFIED;
+            for &q in &s.model {
+                let dm = side.model_of[q].map_or(0.0, |j| model[j]);
+                out[q] = if people_only { 0.0 } else { lambda * dm };
+            }
+            for &q in &s.verified {
+                let dm = side.model_of[q].map_or(0.0, |j| model[j]);
+                let r = if people_only {
+                    people[q]
+                } else {
+                    people[q] - lambda * dm
+                };
+                out[q] += big_n / n * r;
+            }
+        }
+        if !s.people.is_empty() {
+            k += 1;
+            for &q in &s.people {
+                out[q] = people[q];
+            }
+        }
+    }
+    out
+}
+
 /// Eval's estimates: per metric, for `all`, each stratum (gold order) and
 /// the macro mean; `None` where there is none (a metric whose `all` line is
 /// not a mean of per-query values: a count's sum, a geometric mean).
@@ -197,7 +264,8 @@ impl PpiSummary {
 
 /// Under `labels: ppi`, `compare`'s rows of one variant against the
 /// baseline run, each tested instead on the PPI estimate of its delta: the
-/// normal test at the row's alternative, the two-sided (1 - alpha) interval
+/// configured test on the per-query terms whose mean is the estimate
+/// ([`pseudo_deltas`]) at the row's alternative, the two-sided (1 - alpha) interval
 /// and one-sided bounds, the two means at the delta's lambdas. A geometric
 /// mean is estimated on the log scale it is tested on and told back in its
 /// units. A row that cannot be estimated says nothing (p = 1, unbounded).
@@ -209,10 +277,10 @@ pub fn compare_rows(
     base: (&Scores, &Scores),
     cand: (&Scores, &Scores),
     rows: &mut [crate::compare::CompareRow],
-    alpha: f64,
+    settings: &crate::config::GateSettings,
     alternative: crate::stats::Alternative,
-    weighting: Weighting,
 ) {
+    let (alpha, weighting) = (settings.alpha, settings.weighting);
     use crate::compare::{geo, scopes, within_range};
     let all: Vec<usize> = (0..gold.len()).collect();
     let sc = scopes(gold, &all);
@@ -244,8 +312,21 @@ pub fn compare_rows(
                     )
                     .map_or(f64::NAN, |x| x.combined.mean)
                 };
+                let terms = pseudo_deltas(side, gold, &d, &dm, members, &e.lambdas);
+                let t = crate::compare::test_scope(
+                    gold,
+                    &sc,
+                    si,
+                    &[0],
+                    &[false],
+                    &|_, _| 0.0,
+                    &|_, q| terms[q],
+                    settings,
+                    false,
+                );
+                r.test = t.tests[0];
                 (
-                    crate::stats::Inference::normal(e.combined.mean, e.combined.se),
+                    t.inferences[0].clone(),
                     Some((at(&bp, &bm), at(&cp, &cm))),
                     Some(e.combined),
                 )
@@ -276,7 +357,6 @@ pub fn compare_rows(
         r.upper_bound = fit(upper);
         r.cmp.ci_low = fit(r.cmp.ci_low);
         r.cmp.ci_high = fit(r.cmp.ci_high);
-        r.monte_carlo = false;
         r.ppi = ppi;
     }
 }

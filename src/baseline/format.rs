@@ -781,13 +781,25 @@ pub(super) mod tests {
             "{text}"
         );
         assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
+        // The model's values of a `labels: ppi` baseline: version 4, read
+        // back as written, and a plain query beside them keeps none.
+        b.model_fingerprint = Some("sha256:11".into());
+        b.queries[0].model_values = Some(vec![0.0, 0.25]);
+        let text = b.to_json_text();
+        assert!(text.starts_with("{\n  \"schema_version\": 4,\n"), "{text}");
+        assert!(text.contains("\"model_fingerprint\":\"sha256:11\""), "{text}");
+        assert!(
+            text.contains("\"model_values\":{\"recall@10\":0.0,\"mrr@10\":0.25}"),
+            "{text}"
+        );
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
         // What this rgate writes, it reads; one version past it, it refuses.
-        let newer = text.replace("\"schema_version\": 3", "\"schema_version\": 4");
+        let newer = text.replace("\"schema_version\": 4", "\"schema_version\": 5");
         let e = Baseline::parse(Path::new("b.json"), &newer)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("schema_version 4 is newer than this rgate reads (3)"),
+            e.contains("schema_version 5 is newer than this rgate reads (4)"),
             "{e}"
         );
     }

@@ -112,7 +112,8 @@ fn unestimated(out: &mut Pending, i: usize) {
 /// Under `labels: ppi`, every check tested on the PPI estimate of its
 /// delta instead (SPEC "Gating on model labels"): per stratum PPI++ on the
 /// per-query deltas, the model's on every model-graded query, people's on
-/// the verified ones; the normal test on the combined estimate; the two
+/// the verified ones; the configured test on the per-query terms whose mean
+/// is the estimate ([`crate::ppi::pseudo_deltas`]); the two
 /// means estimated at the delta's lambdas, so current minus baseline is the
 /// delta; a relative tolerance resolved on the baseline's estimate. A check
 /// that cannot be estimated (a metric the baseline's model values miss, a
@@ -162,7 +163,22 @@ fn estimate_checks(
         };
         let (b_mean, c_mean) = (at(base, base_m), at(cur_v, cur_m));
         let e = est.combined;
-        let inf = Inference::normal(e.mean, e.se);
+        // The configured test, on per-query terms whose mean is the
+        // estimate (sign-flip by default: exact where few verified queries
+        // moved, which a normal interval is not).
+        let terms = crate::ppi::pseudo_deltas(ppi, &prep.gold, &d, &dm, members, &est.lambdas);
+        let tested = compare::test_scope(
+            &prep.gold,
+            scopes,
+            w.scope,
+            &[0],
+            &[false],
+            &|_, _| 0.0,
+            &|_, q| terms[q],
+            settings,
+            true,
+        );
+        let inf = tested.inferences[0].clone();
         let geometric = compare::geo::is_geometric(&metrics[w.metric]);
         let c = &mut out.checks[i];
         // A relative tolerance is a share of the baseline's estimate.
@@ -190,7 +206,8 @@ fn estimate_checks(
         c.upper_bound = plain.upper_bound;
         c.p_drop = plain.p_less;
         c.p_rise = plain.p_greater;
-        c.monte_carlo = false;
+        c.test = tested.tests[0];
+        c.monte_carlo = tested.monte_carlo[0];
         // No query lost anything on either label set.
         c.no_loss = members
             .iter()

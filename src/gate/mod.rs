@@ -141,7 +141,7 @@ impl Check {
     /// on its prediction-powered estimate.
     pub fn test_name(&self) -> &'static str {
         if self.ppi.is_some() {
-            "ppi"
+            crate::ppi::test_name(self.test)
         } else {
             self.test.name()
         }

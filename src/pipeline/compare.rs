@@ -208,23 +208,29 @@ pub fn compare(opts: &CompareOptions, warnings: &mut Warnings) -> Result<Compare
                     (base, bm),
                     (&cand.scores, cm),
                     rows,
-                    opts.alpha,
+                    &settings,
                     opts.alternative,
-                    opts.weighting,
                 );
             }
         }
     }
     let scores: Vec<&Scores> = columns.iter().map(|c| &c.scores).collect();
-    if let Some(r) = crate::compare::retest_at_floor(
-        &prep.gold,
-        base,
-        &scores[1..],
-        &mut comparisons,
-        &settings,
-        opts.alternative,
-        opts.by_stratum,
-    ) {
+    // Under `labels: ppi` the rows' tests ran on PPI terms, which the
+    // re-test at a larger B would replace with plain ones: not re-run.
+    let retest = if prep.ppi.is_some() {
+        None
+    } else {
+        crate::compare::retest_at_floor(
+            &prep.gold,
+            base,
+            &scores[1..],
+            &mut comparisons,
+            &settings,
+            opts.alternative,
+            opts.by_stratum,
+        )
+    };
+    if let Some(r) = retest {
         let m: usize = comparisons.iter().map(Vec::len).sum();
         if r.rows > 0 {
             warnings.0.push(format!(

@@ -160,7 +160,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
 }
 
 /// How many queries of a scope (`all`, then each stratum) carry which
-/// labels (SPEC "Gating on model labels"): what `labels: ppi` will have to
+/// labels (SPEC "Gating on model labels"): what `labels: ppi` has to
 /// work with, and how far the verification draw has got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelingCounts {

@@ -85,8 +85,16 @@ impl EvalView<'_> {
     /// and exists.
     pub(super) fn interval(&self, scope: RowScope, m: usize) -> Option<Interval> {
         if let Some(e) = self.ppi_estimate(scope, m) {
+            // No spread seen (every value equal): no interval, rather
+            // than one of width 0.
+            if !(e.se > 0.0 && e.se.is_finite()) {
+                return None;
+            }
             let (low, high) = e.interval(crate::eval::INTERVAL_LEVEL);
             return Some(Interval { low, high });
+        }
+        if self.ppi.is_some() {
+            return None;
         }
         self.intervals.and_then(|i| i.row(scope)[m])
     }
@@ -129,8 +137,13 @@ impl EvalView<'_> {
                 let Some(e) = self.ppi_estimate(scope, m) else {
                     continue;
                 };
-                let (lo, hi) = e.interval(crate::eval::INTERVAL_LEVEL);
-                let (plo, phi) = e.people_interval(crate::eval::INTERVAL_LEVEL);
+                let shown = |mean: f64, se: f64, (lo, hi): (f64, f64)| {
+                    if se > 0.0 && se.is_finite() {
+                        format!("{} [{}, {}]", f4(mean), f4(lo), f4(hi))
+                    } else {
+                        format!("{} [-]", f4(mean))
+                    }
+                };
                 let people_only = if e.people_only_strata > 0 {
                     format!(
                         " ({} people-only)",
@@ -145,8 +158,12 @@ impl EvalView<'_> {
                     e.n_model.to_string(),
                     format!("{}{people_only}", e.n_verified),
                     format!("{:.2}", e.lambda),
-                    format!("{} [{}, {}]", f4(e.mean), f4(lo), f4(hi)),
-                    format!("{} [{}, {}]", f4(e.people_mean), f4(plo), f4(phi)),
+                    shown(e.mean, e.se, e.interval(crate::eval::INTERVAL_LEVEL)),
+                    shown(
+                        e.people_mean,
+                        e.people_se,
+                        e.people_interval(crate::eval::INTERVAL_LEVEL),
+                    ),
                     effective_n(e.effective_n()),
                 ]);
             }
@@ -211,7 +228,7 @@ impl EvalView<'_> {
     pub(super) fn interval_note(&self) -> Option<String> {
         if self.ppi.is_some() {
             return Some(format!(
-                "labels: ppi: each mean is a prediction-powered estimate (PPI++), the model's grades on every model-graded query corrected by the queries people verified; [low, high]: its {}% normal interval; [-]: no estimate (too few queries, or a metric whose `all` is not a mean)",
+                "labels: ppi: each mean is a prediction-powered estimate (PPI++), the model's grades on every model-graded query corrected by the queries people verified; [low, high]: its {}% normal interval; [-]: none (no spread among the values it rests on, or a metric whose `all` is not a mean)",
                 crate::diag::number(crate::eval::INTERVAL_LEVEL * 100.0)
             ));
         }

@@ -442,8 +442,11 @@ fn statement_value(v: &CompareView) -> Value {
 /// and interval beside it, the counts, lambda and the effective number of
 /// verified queries (SPEC "Gating on model labels").
 pub(crate) fn ppi_value(e: &crate::stats::ppi::PpiCombined, level: f64) -> Value {
-    let (lo, hi) = e.interval(level);
-    let (plo, phi) = e.people_interval(level);
+    // No spread seen is no interval: a normal interval of width 0 would
+    // claim a certainty that a handful of equal values does not give.
+    let spread = |se: f64, (lo, hi): (f64, f64)| if se > 0.0 { (lo, hi) } else { (f64::NAN, f64::NAN) };
+    let (lo, hi) = spread(e.se, e.interval(level));
+    let (plo, phi) = spread(e.people_se, e.people_interval(level));
     json!({
         "mean": num(e.mean),
         "se": num(e.se),
