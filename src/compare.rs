@@ -71,7 +71,7 @@ impl CompareRow {
     /// The test that decided, as reports name it.
     pub fn test_name(&self) -> &'static str {
         if self.ppi.is_some() {
-            crate::ppi::test_name(self.test)
+            self.test.ppi_name()
         } else {
             self.test.name()
         }

@@ -157,6 +157,16 @@ pub enum TestKind {
 }
 
 impl TestKind {
+    /// How reports name this test run on PPI's per-query terms (`labels:
+    /// ppi`).
+    pub fn ppi_name(self) -> &'static str {
+        match self {
+            TestKind::Randomization => "ppi sign-flip",
+            TestKind::TTest => "ppi t-test",
+            TestKind::Bootstrap => "ppi bootstrap",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TestKind::Bootstrap => "bootstrap",
@@ -241,38 +251,8 @@ impl OnInconclusive {
     }
 }
 
-/// Which labels score the runs (SPEC "Gating on model labels"): people's
-/// only, the model's where no person graded (biased by its errors), or a
-/// prediction-powered estimate from the model's grades corrected by a
-/// random sample people verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LabelMode {
-    #[default]
-    People,
-    Model,
-    Ppi,
-}
-
-impl LabelMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            LabelMode::People => "people",
-            LabelMode::Model => "model",
-            LabelMode::Ppi => "ppi",
-        }
-    }
-
-    /// The command line's and the Python module's spelling.
-    pub fn parse(s: &str) -> Option<LabelMode> {
-        match s {
-            "people" => Some(LabelMode::People),
-            "model" => Some(LabelMode::Model),
-            "ppi" => Some(LabelMode::Ppi),
-            _ => None,
-        }
-    }
-}
+/// `labels:`, defined beside the label views it picks (the gold layer).
+pub use crate::gold::LabelMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]

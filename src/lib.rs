@@ -15,7 +15,7 @@
 //! | command line | `main.rs`, [`cli`], [`commands`] | only these know clap and the process |
 //! | reports | [`report`], [`github`] | render the views they are given; decide nothing |
 //! | pipeline | [`pipeline`] | each command's whole run as one library call, for every front end: inputs loaded, runs read, scored, decided, recorded |
-//! | decisions | [`gate`], [`compare`], [`eval`], [`stages`], [`curve`] | the verdict is decided here, once; [`stages`] says which stage lost a query; [`curve`] the depth that reaches a target |
+//! | decisions | [`gate`], [`compare`], [`eval`], [`stages`], [`curve`], [`ppi`] | the verdict is decided here, once; [`stages`] says which stage lost a query; [`curve`] the depth that reaches a target; [`ppi`] estimates from model grades and a verified sample |
 //! | gold building | [`goldbuild`] | sample, pool, label, suggest, judge, import |
 //! | store, config | [`baseline`], [`gitref`], [`origin`], [`config`] | baselines on disk; where and when a result was recorded; one validated config |
 //! | loaded inputs | [`prepared`], [`metrics`], [`run`], [`retriever`] | runs judged, metrics computed |

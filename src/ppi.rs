@@ -135,15 +135,6 @@ fn run(
     })
 }
 
-/// How reports name a test run on PPI terms.
-pub fn test_name(test: crate::config::TestKind) -> &'static str {
-    match test {
-        crate::config::TestKind::Randomization => "ppi sign-flip",
-        crate::config::TestKind::TTest => "ppi t-test",
-        crate::config::TestKind::Bootstrap => "ppi bootstrap",
-    }
-}
-
 /// Per-query pseudo-deltas whose mean over `members` is the PPI estimate
 /// at `lambdas` (from [`estimate`] on the same values): micro, and under
 /// macro weighting the mean of the strata's means, as the gate's tests

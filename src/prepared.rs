@@ -8,9 +8,8 @@ use std::sync::OnceLock;
 
 use anyhow::Result;
 
-use crate::config::LabelMode;
 use crate::diag::{input_error_hint, Warnings};
-use crate::gold::{GoldSet, LabelView};
+use crate::gold::{GoldSet, LabelMode, LabelView};
 use crate::judge::{self, QueryContext, QueryLabels};
 use crate::metrics::{self, Metric};
 

@@ -141,7 +141,7 @@ impl Check {
     /// on its prediction-powered estimate.
     pub fn test_name(&self) -> &'static str {
         if self.ppi.is_some() {
-            crate::ppi::test_name(self.test)
+            self.test.ppi_name()
         } else {
             self.test.name()
         }

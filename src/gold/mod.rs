@@ -41,7 +41,7 @@ pub use memory::MemoryGold;
 pub use model::*;
 use native::{parse_native, ProvenanceUse};
 use qrels::{parse_qrels, read_strata_file};
-pub use views::LabelView;
+pub use views::{LabelMode, LabelView};
 pub use write::{id_of, to_yaml, GoldDoc};
 #[derive(Debug, Clone)]
 pub struct GoldSet {

@@ -8,9 +8,43 @@
 //! stratum numbers mean the same in every view.
 
 use anyhow::Result;
+use serde::Deserialize;
 
 use super::{GoldQuery, GoldSet, Labels};
 use crate::diag::{excerpt, input_error_hint, name_some};
+
+/// Which labels score the runs (SPEC "Gating on model labels"): people's
+/// only, the model's where no person graded (biased by its errors), or a
+/// prediction-powered estimate from the model's grades corrected by a
+/// random sample people verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelMode {
+    #[default]
+    People,
+    Model,
+    Ppi,
+}
+
+impl LabelMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelMode::People => "people",
+            LabelMode::Model => "model",
+            LabelMode::Ppi => "ppi",
+        }
+    }
+
+    /// The command line's and the Python module's spelling.
+    pub fn parse(s: &str) -> Option<LabelMode> {
+        match s {
+            "people" => Some(LabelMode::People),
+            "model" => Some(LabelMode::Model),
+            "ppi" => Some(LabelMode::Ppi),
+            _ => None,
+        }
+    }
+}
 
 /// Which labels a view scores with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -190,7 +190,7 @@ impl CompareView<'_> {
                 pfmt(r.p_adjusted),
                 effect(r.effect_size),
                 if r.ppi {
-                    "ppi".to_string()
+                    r.test.ppi_name().to_string()
                 } else {
                     r.test.name().to_string()
                 },
