@@ -250,6 +250,7 @@ def evaluate(
     relevance_level: int = 1,
     by_stratum: bool = False,
     strata: Optional[Mapping[str, str]] = None,
+    labels: str = "people",
 ) -> Evaluation:
     """One run's metrics on a gold set, as ``rgate eval`` computes them.
 
@@ -273,6 +274,14 @@ def evaluate(
     default metrics. Warnings go through :mod:`warnings` as
     :class:`rgate.RgateWarning`; bad input raises :class:`rgate.RgateError`.
 
+    ``labels`` (``rgate eval --labels``): ``"people"`` scores people's labels
+    only; ``"model"`` the model's grades wherever no person graded (biased
+    by the model's errors); ``"ppi"`` a prediction-powered estimate from a
+    gold set with model grades and a recorded, verified random draw (``gold
+    verify-sample``): the means are the PPI estimates, and
+    ``.to_dict()["ppi"]`` holds, per metric and scope, the interval, the
+    people-only interval beside it, lambda and the effective n.
+
     >>> import rgate
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
     >>> run = {"q1": {"d1": 0.9, "d2": 0.4}, "q2": {"d4": 0.8, "d3": 0.7}}
@@ -293,6 +302,7 @@ def evaluate(
         # command line reads its arguments (no int() that turns 1.9 into 1).
         relevance_level,
         _read("by_stratum", bool, by_stratum),
+        _read("labels", str, labels),
     )
     _warn(warns)
     return Evaluation(json.loads(text), table)
@@ -312,6 +322,7 @@ def compare(
     relevance_level: int = 1,
     by_stratum: bool = False,
     strata: Optional[Mapping[str, str]] = None,
+    labels: str = "people",
 ) -> Comparison:
     """Each run after the first compared with the first, query by query,
     with a paired test (``rgate compare``): deltas, intervals, p-values
@@ -323,6 +334,8 @@ def compare(
     first is the baseline. ``test``: ``bootstrap``, ``t-test`` or
     ``randomization``; ``alternative``: ``two-sided``, ``less`` or
     ``greater``. The same ``seed`` gives the same p-values every time.
+    ``labels``: ``people``, ``model`` or ``ppi``, as :func:`evaluate`'s
+    (``rgate compare --labels``).
 
     >>> import rgate
     >>> qrels = {f"q{i}": {"a": 1} for i in range(30)}
@@ -349,6 +362,7 @@ def compare(
         relevance_level,
         _read("by_stratum", bool, by_stratum),
         correction,
+        _read("labels", str, labels),
     )
     _warn(warns)
     return Comparison(json.loads(text), table)
@@ -360,6 +374,7 @@ def gate(
     runs: Optional[Mapping[str, Any]] = None,
     candidates: Optional[Mapping[str, Any]] = None,
     baseline_ref: Optional[str] = None,
+    labels: Optional[str] = None,
 ) -> GateOutcome:
     """The gate (``rgate gate``): every configured retriever's run against
     its baseline, decided by the config's rules.
@@ -369,8 +384,10 @@ def gate(
     retriever's name to a run (a path, or any in-memory shape
     :func:`evaluate` takes) that replaces its configured one (``--run``,
     ``--candidates``). ``baseline_ref`` reads the baselines as they are at a
-    git ref. Nothing is recorded and nothing printed; the gate's warnings go
-    through :mod:`warnings`.
+    git ref. ``labels`` (``"people"``, ``"model"`` or ``"ppi"``) replaces
+    the config's ``labels:`` key, as ``rgate gate --labels`` does; none
+    keeps the config's. Nothing is recorded and nothing printed; the gate's
+    warnings go through :mod:`warnings`.
 
     >>> import rgate
     >>> outcome = rgate.gate("config/rgate.yaml")   # the repository's demo
@@ -383,6 +400,7 @@ def gate(
         _read("runs", _runs, runs),
         _read("candidates", _runs, candidates),
         baseline_ref,
+        _read("labels", lambda v: None if v is None else str(v), labels),
     )
     outcome = GateOutcome(native)
     _warn(outcome.warnings)

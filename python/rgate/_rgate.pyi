@@ -14,6 +14,7 @@ def evaluate(
     per_query: bool,
     relevance_level: Any,
     by_stratum: bool,
+    labels: str,
 ) -> Tuple[str, str, List[str]]: ...
 def compare(
     gold: _Shape,
@@ -28,6 +29,7 @@ def compare(
     relevance_level: Any,
     by_stratum: bool,
     correction: str,
+    labels: str,
 ) -> Tuple[str, str, List[str]]: ...
 
 class GateReport:
@@ -39,6 +41,7 @@ def gate(
     runs: Sequence[Tuple[str, _Shape]],
     candidates: Sequence[Tuple[str, _Shape]],
     baseline_ref: Optional[str],
+    labels: Optional[str],
 ) -> GateReport: ...
 def main(args: Sequence[str]) -> int: ...
 def _panic_on_purpose(where: str) -> None: ...

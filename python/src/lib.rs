@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use rgate::config::{Config, TestKind, Weighting, DEFAULT_SEED};
+use rgate::config::{Config, LabelMode, TestKind, Weighting, DEFAULT_SEED};
 use rgate::diag::{UserError, Warnings};
 use rgate::gate::GateOutcome;
 use rgate::gold::MemoryGold;
@@ -380,7 +380,7 @@ fn format_named(name: &str) -> PyResult<Format> {
 type Rendered = (String, String, Vec<String>);
 
 #[pyfunction]
-#[pyo3(signature = (gold, strata, run, metrics, per_query, relevance_level, by_stratum))]
+#[pyo3(signature = (gold, strata, run, metrics, per_query, relevance_level, by_stratum, labels))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate(
     py: Python<'_>,
@@ -391,11 +391,16 @@ fn evaluate(
     per_query: bool,
     relevance_level: &Bound<'_, PyAny>,
     by_stratum: bool,
+    labels: &str,
 ) -> PyResult<Rendered> {
     work::guard(py, || {
         let level = crate::relevance_level(py, relevance_level)?;
+        let labels = labels_named(labels)?;
         let opts = EvalOptions {
-            gold: gold_input(gold, strata, metrics, level)?,
+            gold: GoldInput {
+                labels,
+                ..gold_input(gold, strata, metrics, level)?
+            },
             run: run_source(run, None)?,
             run_format: None,
             chunks: None,
@@ -430,6 +435,11 @@ fn evaluate(
             Ok((json, table, warnings.0))
         })
     })
+}
+
+/// `labels=`: the command line's `--labels` spellings.
+fn labels_named(name: &str) -> PyResult<LabelMode> {
+    LabelMode::parse(name).ok_or_else(|| bad(format!("unknown labels `{name}`: people, model or ppi")))
 }
 
 fn test_named(name: &str) -> PyResult<TestKind> {
@@ -469,7 +479,7 @@ fn correction_named(name: &str) -> PyResult<rgate::compare::Correction> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum, correction))]
+#[pyo3(signature = (gold, strata, runs, metrics, test, resamples, seed, alternative, alpha, relevance_level, by_stratum, correction, labels))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -485,6 +495,7 @@ fn compare(
     relevance_level: &Bound<'_, PyAny>,
     by_stratum: bool,
     correction: &str,
+    labels: &str,
 ) -> PyResult<Rendered> {
     work::guard(py, || {
         // The settings first, as the command line parses its arguments
@@ -500,6 +511,7 @@ fn compare(
             alternative_named(alternative)?,
             correction_named(correction)?,
         );
+        let labels = labels_named(labels)?;
         let runs = runs
             .iter()
             .map(|(name, spec)| {
@@ -510,7 +522,10 @@ fn compare(
             })
             .collect::<PyResult<Vec<_>>>()?;
         let opts = CompareOptions {
-            gold: gold_input(gold, strata, metrics, level)?,
+            gold: GoldInput {
+                labels,
+                ..gold_input(gold, strata, metrics, level)?
+            },
             runs,
             chunks: Vec::new(),
             run_format: None,
@@ -572,15 +587,17 @@ impl GateReport {
 }
 
 #[pyfunction]
-#[pyo3(signature = (config, runs, candidates, baseline_ref))]
+#[pyo3(signature = (config, runs, candidates, baseline_ref, labels))]
 fn gate(
     py: Python<'_>,
     config: Option<PathBuf>,
     runs: Vec<(String, Bound<'_, PyTuple>)>,
     candidates: Vec<(String, Bound<'_, PyTuple>)>,
     baseline_ref: Option<String>,
+    labels: Option<String>,
 ) -> PyResult<GateReport> {
     work::guard(py, || {
+        let labels = labels.as_deref().map(labels_named).transpose()?;
         let sources = |list: &[(String, Bound<'_, PyTuple>)], what: &str| {
             list.iter()
                 .map(|(name, spec)| {
@@ -601,7 +618,11 @@ fn gate(
             ..GateOptions::default()
         };
         let outcome = work::run(py, move || -> anyhow::Result<GateOutcome> {
-            let config = Config::load(config.as_deref())?;
+            let mut config = Config::load(config.as_deref())?;
+            // As `rgate gate --labels`: the argument overrides the config's key.
+            if let Some(l) = labels {
+                config.labels = l;
+            }
             Ok(pipeline::gate(&config, &opts, &Unwatched)?.outcome)
         })?;
         Ok(GateReport { outcome })
