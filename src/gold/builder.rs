@@ -167,7 +167,11 @@ impl<'a> Builder<'a> {
         let q = &self.queries[pos];
         let hint = "`model:` maps each pooled chunk id to the model's grade, 0..3; `verified: true` marks a query people graded in full";
         if let Some(model) = &model {
-            for (i, l) in model.iter().enumerate() {
+            // A set, not a scan of the ids before: a query's pool may hold
+            // thousands of graded chunks.
+            let mut seen: std::collections::HashSet<&str> =
+                std::collections::HashSet::with_capacity(model.len());
+            for l in model {
                 let why = if l.id.is_empty() {
                     Some("an empty chunk id in `model`".to_string())
                 } else if l.id.contains('\0') {
@@ -181,7 +185,7 @@ impl<'a> Builder<'a> {
                         l.grade,
                         excerpt(&l.id)
                     ))
-                } else if model[..i].iter().any(|o| o.id == l.id) {
+                } else if !seen.insert(l.id.as_str()) {
                     Some(format!("chunk `{}` appears twice in `model`", excerpt(&l.id)))
                 } else {
                     None
