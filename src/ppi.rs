@@ -76,22 +76,6 @@ fn run(
     let total = members.len();
     let mut parts: Vec<(f64, PpiEstimate)> = Vec::new();
     let mut used: Vec<f64> = Vec::new();
-    let mut next_lambda = |tuned: &dyn Fn() -> Result<PpiEstimate, PpiError>,
-                           fixed: &dyn Fn(f64) -> Result<PpiEstimate, PpiError>|
-     -> Result<PpiEstimate, PpiError> {
-        match lambdas {
-            Some(l) => {
-                let lam = *l.get(used.len()).ok_or(PpiError::Weights)?;
-                used.push(lam);
-                fixed(lam)
-            }
-            None => {
-                let e = tuned()?;
-                used.push(e.lambda);
-                Ok(e)
-            }
-        }
-    };
     for s in strata.iter().filter(|s| !s.is_empty()) {
         let w = match weighting {
             Weighting::Micro => s.len() as f64 / total as f64,
@@ -107,9 +91,13 @@ fn run(
                 model_verified: &model_verified,
                 people_verified: &people_verified,
             };
-            let e = next_lambda(&|| ppi::try_ppi_mean(&input), &|l| {
-                ppi::try_ppi_mean_with_lambda(&input, l)
-            })?;
+            let e = match lambdas {
+                Some(l) => {
+                    ppi::try_ppi_mean_with_lambda(&input, *l.get(used.len()).ok_or(PpiError::Weights)?)?
+                }
+                None => ppi::try_ppi_mean(&input)?,
+            };
+            used.push(e.lambda);
             parts.push((w * s.model.len() as f64 / s.len() as f64, e));
         }
         if !s.people.is_empty() {
@@ -120,9 +108,8 @@ fn run(
                 people_verified: &y,
             };
             // Graded by people already: the model has no part in it.
-            let mut e = next_lambda(&|| ppi::try_ppi_mean_with_lambda(&input, 0.0), &|_| {
-                ppi::try_ppi_mean_with_lambda(&input, 0.0)
-            })?;
+            let mut e = ppi::try_ppi_mean_with_lambda(&input, 0.0)?;
+            used.push(0.0);
             // No model grade among them: counted as people-labeled only.
             e.n_model = 0;
             parts.push((w * s.people.len() as f64 / s.len() as f64, e));
@@ -253,15 +240,76 @@ impl PpiSummary {
     }
 }
 
-/// Under `labels: ppi`, `compare`'s rows of one variant against the
-/// baseline run, each tested instead on the PPI estimate of its delta: the
-/// configured test on the per-query terms whose mean is the estimate
-/// ([`pseudo_deltas`]) at the row's alternative, the two-sided (1 - alpha) interval
-/// and one-sided bounds, the two means at the delta's lambdas. A geometric
-/// mean is estimated on the log scale it is tested on and told back in its
-/// units. A row that cannot be estimated says nothing (p = 1, unbounded).
-/// The family's correction runs after, on these p-values.
+/// A paired delta tested under `labels: ppi`, as the gate and compare test
+/// it: its PPI estimate, the configured test run on the per-query terms
+/// whose mean is that estimate ([`pseudo_deltas`]), and the two means at
+/// the delta's lambdas (so current minus baseline is the delta).
+pub struct TestedDelta {
+    pub estimate: PpiCombined,
+    pub inference: crate::stats::Inference,
+    pub test: crate::config::TestKind,
+    pub monte_carlo: bool,
+    pub baseline: f64,
+    pub current: f64,
+    /// No query of the scope lost anything on either label set.
+    pub no_loss: bool,
+}
+
+/// Tests scope `scope`'s delta of `cur` against `base`, each given as
+/// (primary values by primary query, model values by model-side query), in
+/// the units tested (a geometric mean's as logs). None when the scope
+/// cannot be estimated (see [`estimate`]).
 #[allow(clippy::too_many_arguments)]
+pub fn test_delta(
+    side: &PpiSide,
+    gold: &GoldSet,
+    scopes: &[crate::compare::Scope],
+    scope: usize,
+    base: (&[f64], &[f64]),
+    cur: (&[f64], &[f64]),
+    settings: &crate::config::GateSettings,
+    monotone: bool,
+) -> Option<TestedDelta> {
+    let members = &scopes[scope].members;
+    let diff = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
+    let (d, dm) = (diff(cur.0, base.0), diff(cur.1, base.1));
+    let est = estimate(side, gold, &d, &dm, members, settings.weighting).ok()?;
+    let at = |(p, m): (&[f64], &[f64])| {
+        estimate_at(side, gold, p, m, members, settings.weighting, &est.lambdas)
+            .map_or(f64::NAN, |e| e.combined.mean)
+    };
+    let terms = pseudo_deltas(side, gold, &d, &dm, members, &est.lambdas);
+    let t = crate::compare::test_scope(
+        gold,
+        scopes,
+        scope,
+        &[0],
+        &[false],
+        &|_, _| 0.0,
+        &|_, q| terms[q],
+        settings,
+        monotone,
+    );
+    Some(TestedDelta {
+        estimate: est.combined,
+        inference: t.inferences[0].clone(),
+        test: t.tests[0],
+        monte_carlo: t.monte_carlo[0],
+        baseline: at(base),
+        current: at(cur),
+        no_loss: members
+            .iter()
+            .all(|&q| d[q] >= 0.0 && side.model_of[q].is_none_or(|j| dm[j] >= 0.0)),
+    })
+}
+
+/// Under `labels: ppi`, `compare`'s rows of one variant against the
+/// baseline run, each tested instead as [`test_delta`] tests it, at the
+/// row's alternative: the two-sided (1 - alpha) interval and one-sided
+/// bounds from that test, the two means at the delta's lambdas. A
+/// geometric mean is estimated on the log scale it is tested on and told
+/// back in its units. A row that cannot be estimated says nothing (p = 1,
+/// no interval). The family's correction runs after, on these p-values.
 pub fn compare_rows(
     side: &PpiSide,
     gold: &GoldSet,
@@ -271,7 +319,6 @@ pub fn compare_rows(
     settings: &crate::config::GateSettings,
     alternative: crate::stats::Alternative,
 ) {
-    let (alpha, weighting) = (settings.alpha, settings.weighting);
     use crate::compare::{geo, scopes, within_range};
     let all: Vec<usize> = (0..gold.len()).collect();
     let sc = scopes(gold, &all);
@@ -284,52 +331,27 @@ pub fn compare_rows(
         ) else {
             continue;
         };
-        let members = &sc[si].members;
-        let diff = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
-        let d = diff(&cp.values[m], &bp.values[m]);
-        let dm = diff(&cm.values[m], &bm.values[m]);
-        let est = estimate(side, gold, &d, &dm, members, weighting);
-        let (inf, means, ppi) = match est {
-            Ok(e) => {
-                let at = |p: &Scores, q: &Scores| {
-                    estimate_at(
-                        side,
-                        gold,
-                        &p.values[m],
-                        &q.values[m],
-                        members,
-                        weighting,
-                        &e.lambdas,
-                    )
-                    .map_or(f64::NAN, |x| x.combined.mean)
-                };
-                let terms = pseudo_deltas(side, gold, &d, &dm, members, &e.lambdas);
-                let t = crate::compare::test_scope(
-                    gold,
-                    &sc,
-                    si,
-                    &[0],
-                    &[false],
-                    &|_, _| 0.0,
-                    &|_, q| terms[q],
-                    settings,
-                    false,
-                );
-                r.test = t.tests[0];
-                (
-                    t.inferences[0].clone(),
-                    Some((at(&bp, &bm), at(&cp, &cm))),
-                    Some(e.combined),
-                )
+        let tested = test_delta(
+            side,
+            gold,
+            &sc,
+            si,
+            (&bp.values[m], &bm.values[m]),
+            (&cp.values[m], &cm.values[m]),
+            settings,
+            false,
+        );
+        let inf = match &tested {
+            Some(t) => {
+                r.test = t.test;
+                t.inference.clone()
             }
-            Err(_) => (
-                crate::stats::Inference::normal(f64::NAN, f64::INFINITY),
-                None,
-                None,
-            ),
+            None => crate::stats::Inference::undefined(f64::NAN),
         };
-        let t = inf.outcome(alpha);
-        let (b_mean, c_mean) = means.unwrap_or((f64::NAN, f64::NAN));
+        let t = inf.outcome(settings.alpha);
+        let (b_mean, c_mean) = tested
+            .as_ref()
+            .map_or((f64::NAN, f64::NAN), |t| (t.baseline, t.current));
         r.cmp.baseline = b_mean;
         r.cmp.current = c_mean;
         r.cmp.delta = t.mean_delta;
@@ -337,7 +359,7 @@ pub fn compare_rows(
         r.cmp.ci_high = t.ci_high;
         r.cmp.p_value = t.p(alternative);
         let (mut lower, mut upper) = (t.lower_bound, t.upper_bound);
-        if geo::is_geometric(&r.cmp.metric) && means.is_some() {
+        if geo::is_geometric(&r.cmp.metric) && tested.is_some() {
             let back = geo::to_units(&mut r.cmp);
             lower = back.delta(lower);
             upper = back.delta(upper);
@@ -348,7 +370,7 @@ pub fn compare_rows(
         r.upper_bound = fit(upper);
         r.cmp.ci_low = fit(r.cmp.ci_low);
         r.cmp.ci_high = fit(r.cmp.ci_high);
-        r.ppi = ppi;
+        r.ppi = tested.map(|t| t.estimate);
     }
 }
 

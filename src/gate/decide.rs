@@ -143,61 +143,38 @@ fn estimate_checks(
         }
         let i = k;
         k += 1;
-        let members = &scopes[w.scope].members;
         let (Some(base), Some(base_m)) = (paired.values[w.metric].as_ref(), side.base[w.metric].as_ref())
         else {
             unestimated(out, i);
             continue;
         };
-        let cur_v = &cur.scores.values[w.metric];
-        let cur_m = &side.cur.values[w.metric];
-        let d: Vec<f64> = cur_v.iter().zip(base).map(|(c, b)| c - b).collect();
-        let dm: Vec<f64> = cur_m.iter().zip(base_m).map(|(c, b)| c - b).collect();
-        let Ok(est) = crate::ppi::estimate(ppi, &prep.gold, &d, &dm, members, settings.weighting) else {
-            unestimated(out, i);
-            continue;
-        };
-        let at = |p: &[f64], m: &[f64]| {
-            crate::ppi::estimate_at(ppi, &prep.gold, p, m, members, settings.weighting, &est.lambdas)
-                .map_or(f64::NAN, |e| e.combined.mean)
-        };
-        let (b_mean, c_mean) = (at(base, base_m), at(cur_v, cur_m));
-        let e = est.combined;
-        // The configured test, on per-query terms whose mean is the
-        // estimate (sign-flip by default: exact where few verified queries
-        // moved, which a normal interval is not).
-        let terms = crate::ppi::pseudo_deltas(ppi, &prep.gold, &d, &dm, members, &est.lambdas);
-        let tested = compare::test_scope(
+        let Some(t) = crate::ppi::test_delta(
+            ppi,
             &prep.gold,
             scopes,
             w.scope,
-            &[0],
-            &[false],
-            &|_, _| 0.0,
-            &|_, q| terms[q],
+            (base, base_m),
+            (&cur.scores.values[w.metric], &side.cur.values[w.metric]),
             settings,
             true,
-        );
-        let inf = tested.inferences[0].clone();
+        ) else {
+            unestimated(out, i);
+            continue;
+        };
         let geometric = compare::geo::is_geometric(&metrics[w.metric]);
         let c = &mut out.checks[i];
         // A relative tolerance is a share of the baseline's estimate.
         if let (Some(ri), Some(_)) = (w.rule, c.tolerance) {
             if !geometric {
-                c.tolerance = Some(settings.rules[ri].tolerance.resolve(b_mean));
+                c.tolerance = Some(settings.rules[ri].tolerance.resolve(t.baseline));
             }
         }
-        let tol = c.tolerance.unwrap_or(0.0);
+        let inf = t.inference;
         let plain = inf.outcome(settings.alpha);
-        let (hypothesis, p_value) = match settings.decision {
-            _ if c.tolerance.is_none() => (Hypothesis::DropAtMost(0.0), plain.p_less),
-            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), inf.p_less(-tol)),
-            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), inf.p_greater(-tol)),
-            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), plain.p_less),
-        };
-        c.cmp.baseline = b_mean;
-        c.cmp.current = c_mean;
-        c.cmp.delta = e.mean;
+        let (hypothesis, p_value) = hypothesis_of(settings, c.tolerance, &inf, &plain);
+        c.cmp.baseline = t.baseline;
+        c.cmp.current = t.current;
+        c.cmp.delta = t.estimate.mean;
         c.cmp.ci_low = plain.ci_low;
         c.cmp.ci_high = plain.ci_high;
         c.cmp.p_value = p_value;
@@ -206,15 +183,30 @@ fn estimate_checks(
         c.upper_bound = plain.upper_bound;
         c.p_drop = plain.p_less;
         c.p_rise = plain.p_greater;
-        c.test = tested.tests[0];
-        c.monte_carlo = tested.monte_carlo[0];
-        // No query lost anything on either label set.
-        c.no_loss = members
-            .iter()
-            .all(|&q| d[q] >= 0.0 && ppi.model_of[q].is_none_or(|j| dm[j] >= 0.0));
-        c.ppi = Some(e);
+        c.test = t.test;
+        c.monte_carlo = t.monte_carlo;
+        c.no_loss = t.no_loss;
+        c.ppi = Some(t.estimate);
         out.inferences[i] = inf;
-        out.ppi[i] = Some(e);
+        out.ppi[i] = Some(t.estimate);
+    }
+}
+
+/// The null hypothesis a check's p is about under the decision rule, and
+/// that p: the margin test's at the tolerance, non-inferiority's, or a
+/// drop below 0 (significant-drop, threshold, a check not gated).
+fn hypothesis_of(
+    settings: &GateSettings,
+    tolerance: Option<f64>,
+    inf: &Inference,
+    plain: &stats::TestOutcome,
+) -> (Hypothesis, f64) {
+    let tol = tolerance.unwrap_or(0.0);
+    match settings.decision {
+        _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), plain.p_less),
+        Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), inf.p_less(-tol)),
+        Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), inf.p_greater(-tol)),
+        Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), plain.p_less),
     }
 }
 
@@ -271,15 +263,9 @@ fn summarize(
                 1.0,
             )
         };
-        let tol = tolerance.unwrap_or(0.0);
         let inf = &t.inference;
         let plain = inf.outcome(settings.alpha);
-        let (hypothesis, p_value) = match settings.decision {
-            _ if tolerance.is_none() => (Hypothesis::DropAtMost(0.0), plain.p_less),
-            Decision::ConfidentDrop => (Hypothesis::DropAtMost(tol), inf.p_less(-tol)),
-            Decision::NonInferiority => (Hypothesis::DropAtLeast(tol), inf.p_greater(-tol)),
-            Decision::SignificantDrop | Decision::Threshold => (Hypothesis::DropAtMost(0.0), plain.p_less),
-        };
+        let (hypothesis, p_value) = hypothesis_of(settings, tolerance, inf, &plain);
         out.checks.push(Check {
             cmp: Comparison {
                 metric: metrics[w.metric],

@@ -820,10 +820,12 @@ pub(super) fn warn_too_small(
     }
 }
 
-/// What a `labels: ppi` check can detect. Its test is normal on the PPI
-/// estimate of the delta ([`crate::stats::Inference::normal`]), so each
-/// decision fails exactly when the estimate lies below a fixed point, and
-/// the chance of that under a true drop D is a normal tail:
+/// What a `labels: ppi` check can detect, in the normal approximation
+/// SPEC gives the mde on the PPI standard error (the test that decides is
+/// the configured one on per-query PPI terms, [`crate::ppi::test_delta`]).
+/// Read as a normal test, each decision fails when the estimate lies below
+/// a fixed point, and the chance of that under a true drop D is a normal
+/// tail:
 /// - confident-drop fails when `d + z_a se < -tol`: mde `tol + (z_a + z_b) se`;
 /// - significant-drop when `-d > tol` and `d + z_a se < 0`, i.e. `d <
 ///   -max(tol, z_a se)`: mde `max(tol, z_a se) + z_b se`;

@@ -71,7 +71,7 @@ impl CompareView<'_> {
             crate::config::TestKind::TTest => "paired t-test".into(),
         };
         let test = match self.prep.label_mode {
-            crate::config::LabelMode::Ppi => "labels: ppi: prediction-powered (PPI++) normal test on each delta, the model's grades corrected by the verified sample; means are PPI estimates".to_string(),
+            crate::config::LabelMode::Ppi => format!("labels: ppi: prediction-powered (PPI++) estimate of each delta, the model's grades corrected by the verified sample, tested by {test} on its per-query terms; means are PPI estimates"),
             crate::config::LabelMode::Model => format!("{test}; labels: model (the model's grades where no person graded: biased by its errors)"),
             crate::config::LabelMode::People => test,
         };

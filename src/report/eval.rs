@@ -16,6 +16,14 @@ use crate::stages::{self, Stages};
 use crate::stats::interval::Interval;
 use crate::stats::ppi::PpiCombined;
 
+/// A PPI figure with its interval, `[-]` where it has none.
+pub(super) fn with_interval(mean: f64, interval: Option<(f64, f64)>, f: fn(f64) -> String) -> String {
+    match interval {
+        Some((lo, hi)) => format!("{} [{}, {}]", f(mean), f(lo), f(hi)),
+        None => format!("{} [-]", f(mean)),
+    }
+}
+
 /// An effective number of queries as reports print it: whole, or "inf".
 pub(super) fn effective_n(n: f64) -> String {
     if n.is_finite() {
@@ -85,13 +93,9 @@ impl EvalView<'_> {
     /// and exists.
     pub(super) fn interval(&self, scope: RowScope, m: usize) -> Option<Interval> {
         if let Some(e) = self.ppi_estimate(scope, m) {
-            // No spread seen (every value equal): no interval, rather
-            // than one of width 0.
-            if !(e.se > 0.0 && e.se.is_finite()) {
-                return None;
-            }
-            let (low, high) = e.interval(crate::eval::INTERVAL_LEVEL);
-            return Some(Interval { low, high });
+            return e
+                .shown_interval(crate::eval::INTERVAL_LEVEL)
+                .map(|(low, high)| Interval { low, high });
         }
         if self.ppi.is_some() {
             return None;
@@ -137,13 +141,6 @@ impl EvalView<'_> {
                 let Some(e) = self.ppi_estimate(scope, m) else {
                     continue;
                 };
-                let shown = |mean: f64, se: f64, (lo, hi): (f64, f64)| {
-                    if se > 0.0 && se.is_finite() {
-                        format!("{} [{}, {}]", f4(mean), f4(lo), f4(hi))
-                    } else {
-                        format!("{} [-]", f4(mean))
-                    }
-                };
                 let people_only = if e.people_only_strata > 0 {
                     format!(
                         " ({} people-only)",
@@ -158,11 +155,11 @@ impl EvalView<'_> {
                     e.n_model.to_string(),
                     format!("{}{people_only}", e.n_verified),
                     format!("{:.2}", e.lambda),
-                    shown(e.mean, e.se, e.interval(crate::eval::INTERVAL_LEVEL)),
-                    shown(
+                    with_interval(e.mean, e.shown_interval(crate::eval::INTERVAL_LEVEL), f4),
+                    with_interval(
                         e.people_mean,
-                        e.people_se,
-                        e.people_interval(crate::eval::INTERVAL_LEVEL),
+                        e.shown_people_interval(crate::eval::INTERVAL_LEVEL),
+                        f4,
                     ),
                     effective_n(e.effective_n()),
                 ]);

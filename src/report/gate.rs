@@ -100,10 +100,12 @@ impl GateView<'_> {
         };
         let test = match self.outcome.labels {
             crate::config::LabelMode::Ppi => {
-                "labels: ppi: prediction-powered (PPI++) normal test on each delta, the model's grades corrected by the verified sample".to_string()
+                format!("labels: ppi: prediction-powered (PPI++) estimate of each delta, the model's grades corrected by the verified sample, tested by {test} on its per-query terms")
             }
             crate::config::LabelMode::Model => {
-                format!("{test}, labels: model (the model's grades where no person graded: biased by its errors)")
+                format!(
+                    "{test}, labels: model (the model's grades where no person graded: biased by its errors)"
+                )
             }
             crate::config::LabelMode::People => test,
         };
@@ -308,8 +310,6 @@ impl GateView<'_> {
         let mut t = Table::new(headers.to_vec(), 2);
         for c in &r.checks {
             let Some(e) = &c.ppi else { continue };
-            let (lo, hi) = e.interval(level);
-            let (plo, phi) = e.people_interval(level);
             t.push(vec![
                 c.cmp.metric.name(),
                 c.cmp.stratum.clone(),
@@ -324,8 +324,8 @@ impl GateView<'_> {
                     e.n_verified.to_string()
                 },
                 format!("{:.2}", e.lambda),
-                format!("{} [{}, {}]", signed4(e.mean), signed4(lo), signed4(hi)),
-                format!("{} [{}, {}]", signed4(e.people_mean), signed4(plo), signed4(phi)),
+                super::eval::with_interval(e.mean, e.shown_interval(level), signed4),
+                super::eval::with_interval(e.people_mean, e.shown_people_interval(level), signed4),
                 super::eval::effective_n(e.effective_n()),
             ]);
         }

@@ -468,11 +468,9 @@ fn statement_value(v: &CompareView) -> Value {
 /// and interval beside it, the counts, lambda and the effective number of
 /// verified queries (SPEC "Gating on model labels").
 pub(crate) fn ppi_value(e: &crate::stats::ppi::PpiCombined, level: f64) -> Value {
-    // No spread seen is no interval: a normal interval of width 0 would
-    // claim a certainty that a handful of equal values does not give.
-    let spread = |se: f64, (lo, hi): (f64, f64)| if se > 0.0 { (lo, hi) } else { (f64::NAN, f64::NAN) };
-    let (lo, hi) = spread(e.se, e.interval(level));
-    let (plo, phi) = spread(e.people_se, e.people_interval(level));
+    let none = (f64::NAN, f64::NAN);
+    let (lo, hi) = e.shown_interval(level).unwrap_or(none);
+    let (plo, phi) = e.shown_people_interval(level).unwrap_or(none);
     json!({
         "mean": num(e.mean),
         "se": num(e.se),

@@ -90,11 +90,6 @@ enum Kind {
         k: f64,
         df: f64,
     },
-    /// A normal (CLT) statistic with standard error `se` > 0: PPI's
-    /// estimate of a delta ([`super::ppi`]).
-    Normal {
-        se: f64,
-    },
 }
 
 /// `StudentsT` does not implement `PartialEq`; its degrees of freedom do.
@@ -174,27 +169,6 @@ impl Inference {
         Inference {
             mean_delta,
             kind: Kind::SignFlip(thresholds(deltas, resamples, seed)),
-        }
-    }
-
-    /// A normal (CLT) test of an estimate `mean` with standard error `se`:
-    /// how the gate tests a prediction-powered delta (SPEC "Gating on model
-    /// labels": intervals, margin test, mde all on the PPI estimate and its
-    /// standard error). An infinite or NaN se says nothing (p = 1,
-    /// unbounded); a zero se is the exact answer (the mean itself).
-    pub fn normal(mean: f64, se: f64) -> Inference {
-        if !mean.is_finite() || se.is_nan() {
-            return Inference::undefined(mean);
-        }
-        if se.is_infinite() {
-            return Inference::no_information(mean);
-        }
-        if se <= 0.0 {
-            return Inference::degenerate(mean, u32::MAX);
-        }
-        Inference {
-            mean_delta: mean,
-            kind: Kind::Normal { se },
         }
     }
 
@@ -334,10 +308,6 @@ impl Inference {
                 (p(at_most), p(at_least))
             }
             Kind::SignFlip(t) => (t.p_less(d0), t.p_greater(d0)),
-            Kind::Normal { se } => {
-                let z = (m - d0) / se;
-                (super::power::normal_cdf(z), super::power::normal_cdf(-z))
-            }
             Kind::Envelope { low, high } => (low.p_less(d0), high.p_less(-d0)),
             Kind::Percentile { stats, k, df } => {
                 let b = stats.len() as f64;
@@ -419,13 +389,6 @@ impl Inference {
                 Side::Upper => t.upper_bound(a),
                 Side::Lower => t.lower_bound(a),
             },
-            Kind::Normal { se } => {
-                let q = super::power::z_quantile(1.0 - a) * se;
-                match side {
-                    Side::Upper => m + q,
-                    Side::Lower => m - q,
-                }
-            }
             Kind::Envelope { low, high } => match side {
                 Side::Upper => low.upper(a),
                 Side::Lower => -high.upper(a),

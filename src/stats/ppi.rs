@@ -515,6 +515,19 @@ macro_rules! normal_summary {
                 normal_interval(self.people_mean, self.people_se, level)
             }
 
+            /// [`Self::interval`] as reports show it: None where the
+            /// standard error is 0 (no spread seen: a normal interval of
+            /// width 0 would claim a certainty a handful of equal values
+            /// does not give) or not finite.
+            pub fn shown_interval(&self, level: f64) -> Option<(f64, f64)> {
+                (self.se > 0.0 && self.se.is_finite()).then(|| self.interval(level))
+            }
+
+            /// [`Self::people_interval`] as reports show it, likewise.
+            pub fn shown_people_interval(&self, level: f64) -> Option<(f64, f64)> {
+                (self.people_se > 0.0 && self.people_se.is_finite()).then(|| self.people_interval(level))
+            }
+
             /// People-only variance / PPI variance x n_verified: the number
             /// of verified queries people alone would need for the PPI
             /// interval's width.
