@@ -118,3 +118,24 @@ def test_an_error_shows_the_callers_frame_not_rgates():
     assert frames[0] == __file__
     # The public entry's own frame is all that remains of rgate's.
     assert sum("rgate" in f and f != __file__ for f in frames) <= 1, frames
+
+
+def test_a_bad_value_names_its_query_and_its_retriever(at_root):
+    """Issue 50: a tuple document id named no query; a bad score in
+    gate(runs=...) named no retriever."""
+    with pytest.raises(rgate.RgateError, match=r"^query `q1`'s dict: a document id must be a string, not tuple"):
+        rgate.evaluate({"q1": {"d1": 1}}, {"q1": {("a", "b"): 1.0}}, "rr")
+    with pytest.raises(rgate.RgateError, match=r"^query `q1`: a document id must be a string, not tuple"):
+        rgate.evaluate({"q1": {"d1": 1}}, {"q1": [("a",)]}, "rr")
+    with pytest.raises(rgate.RgateError, match=r"^query `q1`'s dict: a document id must be a string, not tuple"):
+        rgate.evaluate({"q1": {("a",): 1}}, {"q1": ["d1"]}, "rr")
+    from conftest import read_jsonl_run
+
+    run = {q: {d: 1.0 for d in ds} for q, ds in read_jsonl_run(at_root / "config/demo/runs/bm25.jsonl").items()}
+    q = sorted(run)[3]
+    run[q][next(iter(run[q]))] = "x" * 1_000_000
+    with pytest.raises(rgate.RgateError) as e:
+        rgate.gate("config/rgate.yaml", runs={"bm25": run})
+    text = str(e.value)
+    assert text.startswith(f"the run of `bm25`: query `{q}`, document "), text[:200]
+    assert "a score is a number" in text and len(text) < 400
