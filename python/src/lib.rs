@@ -186,7 +186,7 @@ fn bad(what: impl Into<String>) -> PyErr {
 /// search a 70,000-query dict (issue 50). Other exceptions (an
 /// interrupt, the caller's own) pass as they are.
 fn in_context(py: Python<'_>, e: PyErr, whose: &str) -> PyErr {
-    if e.get_type(py).is(&py.get_type::<PyValueError>()) {
+    if e.get_type(py).is(py.get_type::<PyValueError>()) {
         let message = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
         bad(format!("{whose}: {message}"))
     } else {
