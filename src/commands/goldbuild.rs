@@ -717,7 +717,7 @@ pub fn small_draw_warnings(gold: &crate::gold::GoldSet, drawn: &[usize]) -> Vec<
     let pools = crate::gold::draw::eligible_queries(gold);
     let small: Vec<String> = (0..gold.strata.len())
         .filter(|&s| !pools[s].is_empty() && per[s] < min)
-        .map(|s| format!("`{}` ({})", printable(&gold.strata[s]), per[s]))
+        .map(|s| format!("{} ({})", printable(&gold.strata[s]), per[s]))
         .collect();
     let mut out = Vec::new();
     if !small.is_empty() {

@@ -180,7 +180,10 @@ impl GoldSet {
             let not_eligible: Vec<String> = sample
                 .ids
                 .iter()
-                .filter(|id| self.position(id).is_none_or(|p| self.labeling.model_labels(p).is_none()))
+                .filter(|id| {
+                    self.position(id)
+                        .is_none_or(|p| self.labeling.model_labels(p).is_none())
+                })
                 .map(|id| format!("`{}`", excerpt(id)))
                 .collect();
             if !not_eligible.is_empty() {
@@ -189,7 +192,11 @@ impl GoldSet {
                     format!(
                         "verify_sample: {} drawn {} no model grades, so no draw could take {}: {}",
                         not_eligible.len(),
-                        if not_eligible.len() == 1 { "query has" } else { "queries have" },
+                        if not_eligible.len() == 1 {
+                            "query has"
+                        } else {
+                            "queries have"
+                        },
                         if not_eligible.len() == 1 { "it" } else { "them" },
                         name_some(&shown, 5)
                     ),
@@ -253,7 +260,10 @@ impl GoldSet {
         let mut seen = HashSet::new();
         for e in &sample.eligible {
             if !seen.insert(e.stratum.as_str()) {
-                return refuse(format!("stratum `{}` is listed twice in `eligible`", excerpt(&e.stratum)));
+                return refuse(format!(
+                    "stratum `{}` is listed twice in `eligible`",
+                    excerpt(&e.stratum)
+                ));
             }
             let Some(&s) = now.get(e.stratum.as_str()) else {
                 return refuse(format!(
@@ -303,10 +313,18 @@ impl GoldSet {
         };
         let mut parts = Vec::new();
         if !extra.is_empty() {
-            parts.push(format!("{} recorded and not drawn ({})", extra.len(), list(&extra)));
+            parts.push(format!(
+                "{} recorded and not drawn ({})",
+                extra.len(),
+                list(&extra)
+            ));
         }
         if !missing.is_empty() {
-            parts.push(format!("{} drawn and not recorded ({})", missing.len(), list(&missing)));
+            parts.push(format!(
+                "{} drawn and not recorded ({})",
+                missing.len(),
+                list(&missing)
+            ));
         }
         Err(input_error_hint(
             &self.path,
@@ -342,7 +360,10 @@ mod tests {
     fn the_eligible_fingerprint_is_the_ids_one_a_line() {
         let mut h = Sha256::new();
         h.update(b"rgate-draw-eligible-v1\nq1\nq2\n");
-        assert_eq!(ids_fingerprint(["q1", "q2"]), format!("sha256:{:x}", h.finalize()));
+        assert_eq!(
+            ids_fingerprint(["q1", "q2"]),
+            format!("sha256:{:x}", h.finalize())
+        );
         assert_ne!(ids_fingerprint(["q1", "q2"]), ids_fingerprint(["q1q2"]));
     }
 }

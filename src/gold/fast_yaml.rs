@@ -236,7 +236,9 @@ fn sample_value(v: Node) -> Option<Value> {
 /// `0.25`, `1.0`: digits, a point, digits, as serde_json writes a
 /// fraction; no sign, exponent or leading zero (other forms decline).
 fn plain_decimal(s: &str) -> bool {
-    let Some((int, frac)) = s.split_once('.') else { return false };
+    let Some((int, frac)) = s.split_once('.') else {
+        return false;
+    };
     !int.is_empty()
         && !frac.is_empty()
         && (int == "0" || !int.starts_with('0'))

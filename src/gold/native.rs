@@ -13,8 +13,8 @@ use serde_saphyr::{MessageFormatter, Spanned};
 use super::builder::Builder;
 use super::fast_yaml;
 use super::{
-    DrawSize, EarlierDraw, Eligible, GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra, SpanLabel,
-    VerifySample, DEFAULT_STRATUM,
+    DrawSize, EarlierDraw, Eligible, GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra,
+    SpanLabel, VerifySample, DEFAULT_STRATUM,
 };
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, yaml_guard};
 
@@ -93,7 +93,9 @@ fn draw_size(per_stratum: Option<u64>, fraction: Option<f64>) -> Result<Option<D
     match (per_stratum, fraction) {
         (Some(_), Some(_)) => Err("`per_stratum` and `fraction` both: a draw has one size".into()),
         (Some(0), None) => Err("`per_stratum` is 0".into()),
-        (Some(k), None) => Ok(Some(DrawSize::PerStratum(usize::try_from(k).unwrap_or(usize::MAX)))),
+        (Some(k), None) => Ok(Some(DrawSize::PerStratum(
+            usize::try_from(k).unwrap_or(usize::MAX),
+        ))),
         (None, Some(f)) if f > 0.0 && f <= 1.0 => Ok(Some(DrawSize::Fraction(f))),
         (None, Some(f)) => Err(format!("`fraction` {f} is not in (0, 1]")),
         (None, None) => Ok(None),
@@ -1197,12 +1199,10 @@ mod tests {
         if f.version.is_some_and(|v| v.0 != 1) {
             return Err("version".into());
         }
-        let verify_sample = f
-            .verify_sample
-            .map(|s| {
-                let line = s.referenced.line() as usize;
-                (s.value.into_sample(Some(line)).unwrap(), line)
-            });
+        let verify_sample = f.verify_sample.map(|s| {
+            let line = s.referenced.line() as usize;
+            (s.value.into_sample(Some(line)).unwrap(), line)
+        });
         let queries = f
             .queries
             .into_iter()

@@ -157,7 +157,10 @@ impl GoldSet {
         let ungraded = self.drawn_ungraded();
         if !ungraded.is_empty() {
             let pairs: usize = ungraded.iter().map(|u| u.1).sum();
-            let shown: Vec<String> = ungraded.iter().map(|&(i, _)| excerpt(&self.queries[i].id)).collect();
+            let shown: Vec<String> = ungraded
+                .iter()
+                .map(|&(i, _)| excerpt(&self.queries[i].id))
+                .collect();
             let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
             return Err(input_error_hint(
                 &self.path,
@@ -255,11 +258,12 @@ mod tests {
                 ("q4", 1, &[("c4", 1)])
             ])
         );
+        // Per pair: q2's c9, which only the model graded, is the model's.
         assert_eq!(
             seen(&v(LabelView::Model)),
             want(&[
                 ("q1", 0, &[("c1", 3)]),
-                ("q2", 0, &[("c2", 2)]),
+                ("q2", 0, &[("c2", 2), ("c9", 1)]),
                 ("q3", 1, &[("c3", 1)]),
                 ("q4", 1, &[("c4", 1)])
             ])
@@ -278,8 +282,26 @@ mod tests {
 
     #[test]
     fn ppi_refuses_a_gold_set_without_a_whole_verified_draw() {
+        // q2's c9 was graded by the model only: PPI refuses until people
+        // grade it (verification is per pair).
         let (g, _) = load_str("g.yaml", GOLD).unwrap();
-        g.check_ppi_ready().unwrap();
+        let err = format!("{:?}", g.check_ppi_ready().unwrap_err());
+        assert!(
+            err.contains("1 of them has 1 pair only the model graded"),
+            "{err}"
+        );
+        const GRADED: &str = concat!(
+            "queries:\n- id: q1\n  stratum: a\n  model:\n    c1: 3\n- id: q2\n  stratum: a\n  relevant:\n    c2: 2\n    c9: 0\n",
+            "  model:\n    c2: 0\n    c9: 1\n  verified: true\n- id: q3\n  stratum: b\n  relevant:\n    c3: 1\n- id: q4\n  stratum: b\n  relevant:\n    c4: 1\n  verified: true\n",
+            "verify_sample:\n  seed: 1\n  ids:\n  - q2\n  drawn_at: 2026-12-07T01:00:00Z\n"
+        );
+        let (g, _) = load_str("g.yaml", GRADED).unwrap();
+        // A record without size and fingerprints: read, with a warning.
+        let notes = g.check_ppi_ready().unwrap();
+        assert!(
+            notes[0].contains("verify_sample has no size or `eligible` fingerprints"),
+            "{notes:?}"
+        );
         let no_draw = GOLD.split("verify_sample:").next().unwrap();
         let err = load_str("g.yaml", no_draw)
             .unwrap()

@@ -193,7 +193,8 @@ pub fn import(
 ) -> Result<ImportReport> {
     let strata = check_strata(rows)?;
     let file = Rewrite::begin(into, &now_utc(), on_wait)?;
-    let sheet_draws: std::collections::BTreeSet<&str> = rows.iter().filter_map(|r| r.draw.as_deref()).collect();
+    let sheet_draws: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r.draw.as_deref()).collect();
     let into = file.path();
     // A gold set that does not exist yet starts empty, in the form its
     // extension names (YAML by default).
@@ -522,7 +523,10 @@ fn check_draw(into: &Path, gold: &GoldSet, sheet: &std::collections::BTreeSet<&s
     if sheet.len() == 1 && recorded.as_deref() == Some(*first) {
         return Ok(());
     }
-    let other = sheet.iter().find(|d| Some(**d) != recorded.as_deref()).unwrap_or(first);
+    let other = sheet
+        .iter()
+        .find(|d| Some(**d) != recorded.as_deref())
+        .unwrap_or(first);
     Err(input_error_hint(
         into,
         None,

@@ -295,7 +295,10 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
                 .collect();
             for (i, id) in ids.into_iter().enumerate() {
                 let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                if !judged_ranks.contains(&rank) && !model_graded[q].contains(id.as_str()) && seen[q].insert(id.clone()) {
+                if !judged_ranks.contains(&rank)
+                    && !model_graded[q].contains(id.as_str())
+                    && seen[q].insert(id.clone())
+                {
                     pooled[q].push(id);
                 }
             }

@@ -59,7 +59,10 @@ fn world_run() -> String {
             let results: Vec<Value> = (0..4)
                 .map(|r| json!({"id": format!("{s}{i}-{}", (i + r) % 4), "score": 10 - r}))
                 .collect();
-            out += &format!("{}\n", json!({"query_id": format!("{s}{i:02}"), "results": results}));
+            out += &format!(
+                "{}\n",
+                json!({"query_id": format!("{s}{i:02}"), "results": results})
+            );
         }
     }
     out
@@ -176,7 +179,11 @@ fn padding_the_verified_sample_does_not_move_the_ppi_estimate() {
     let (o, before) = eval_ppi(&p);
     assert_eq!(o.code, 0, "{}", o.stderr);
     // 10 drawn per stratum: n_verified 20 over the 70 model-graded.
-    assert_eq!(before["ppi"]["hit_rate@1"]["all"]["n_verified"], json!(20), "{before}");
+    assert_eq!(
+        before["ppi"]["hit_rate@1"]["all"]["n_verified"],
+        json!(20),
+        "{before}"
+    );
     let drawn = drawn_ids(&p);
     let mut pad = String::new();
     let mut padded = 0;
@@ -305,7 +312,11 @@ fn a_refused_draw_writes_nothing_and_a_sheet_of_another_draw_is_refused() {
     let recorded = p.read("g.yaml");
     let o = verify_sample(&p, "43", "v43.jsonl", &[]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("records a draw already (seed 42"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("records a draw already (seed 42"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("nothing was written"), "{}", o.stderr);
     assert!(!p.path("v43.jsonl").exists());
     assert_eq!(p.read("g.yaml"), recorded);
@@ -318,7 +329,10 @@ fn a_refused_draw_writes_nothing_and_a_sheet_of_another_draw_is_refused() {
     assert_eq!(p.read("v42.jsonl"), first);
     assert_eq!(p.read("g.yaml"), recorded);
     // Every row carries the draw's id.
-    let id = sheet_rows(&p, "v42.jsonl")[0]["draw"].as_str().unwrap().to_string();
+    let id = sheet_rows(&p, "v42.jsonl")[0]["draw"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(id.starts_with("42-"), "{id}");
     assert!(sheet_rows(&p, "v42.jsonl").iter().all(|r| r["draw"] == json!(id)));
     // Redrawn twice: the record keeps both discarded seeds, and says which
@@ -339,7 +353,8 @@ fn a_refused_draw_writes_nothing_and_a_sheet_of_another_draw_is_refused() {
     let o = p.bare(&["gold", "stats", "--gold", "g.yaml"]);
     assert!(o.stdout.contains("draw 3 of 3"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("earlier seeds discarded with --replace: 42, 43"),
+        o.stdout
+            .contains("earlier seeds discarded with --replace: 42, 43"),
         "{}",
         o.stdout
     );
@@ -349,7 +364,8 @@ fn a_refused_draw_writes_nothing_and_a_sheet_of_another_draw_is_refused() {
     let o = import(&p, "v42-graded.jsonl");
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr.contains(&format!("the sheet was written for verification draw `{id}`")),
+        o.stderr
+            .contains(&format!("the sheet was written for verification draw `{id}`")),
         "{}",
         o.stderr
     );
@@ -419,7 +435,10 @@ fn verification_is_per_pair() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let rows = sheet_rows(&p, "rest.jsonl");
     assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!((rows[0]["query_id"].as_str(), rows[0]["chunk_id"].as_str()), (Some(q.as_str()), Some("new-1")));
+    assert_eq!(
+        (rows[0]["query_id"].as_str(), rows[0]["chunk_id"].as_str()),
+        (Some(q.as_str()), Some("new-1"))
+    );
     let mut r = rows[0].clone();
     r["grade"] = json!(0);
     r["source"] = json!("person");
@@ -438,7 +457,16 @@ fn verification_is_per_pair() {
         ),
     );
     let o = p.bare(&[
-        "gold", "pool", "--holes", "--gold", "g.yaml", "--run", "holes-run.jsonl", "--depth", "5", "--output",
+        "gold",
+        "pool",
+        "--holes",
+        "--gold",
+        "g.yaml",
+        "--run",
+        "holes-run.jsonl",
+        "--depth",
+        "5",
+        "--output",
         "holes.jsonl",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -449,7 +477,10 @@ fn verification_is_per_pair() {
         .collect();
     assert_eq!(holes, ["x"]);
     // A model-only query: the pairs the model graded are no holes.
-    let other = (0..40).map(|i| format!("a{i:02}")).find(|id| !drawn_ids(&p).contains(id)).unwrap();
+    let other = (0..40)
+        .map(|i| format!("a{i:02}"))
+        .find(|id| !drawn_ids(&p).contains(id))
+        .unwrap();
     let i: usize = other[1..].parse().unwrap();
     p.write(
         "holes-run2.jsonl",
@@ -459,7 +490,16 @@ fn verification_is_per_pair() {
         ),
     );
     let o = p.bare(&[
-        "gold", "pool", "--holes", "--gold", "g.yaml", "--run", "holes-run2.jsonl", "--depth", "5", "--output",
+        "gold",
+        "pool",
+        "--holes",
+        "--gold",
+        "g.yaml",
+        "--run",
+        "holes-run2.jsonl",
+        "--depth",
+        "5",
+        "--output",
         "holes2.jsonl",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -520,7 +560,12 @@ fn a_small_draw_is_warned_of_at_draw_time() {
         "v.jsonl",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stderr.contains("a small draw: strata have fewer than 10 queries drawn"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("a small draw: strata have fewer than 10 queries drawn"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("2 queries drawn in all"), "{}", o.stderr);
     assert!(o.stderr.contains("a gate on them cannot fail"), "{}", o.stderr);
 }

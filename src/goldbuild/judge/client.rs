@@ -165,7 +165,8 @@ fn scrub_pieces(key: &[char], text: &str) -> String {
         }
         // The whole run of key-like (and mask) characters around the
         // piece; a sentence's full stop after it stays.
-        let token = |c: char| c.is_alphanumeric() || "-_".contains(c) || MASK.contains(&c) || key.contains(&c);
+        let token =
+            |c: char| c.is_alphanumeric() || "-_".contains(c) || MASK.contains(&c) || key.contains(&c);
         while out.chars().last().is_some_and(token) {
             out.pop();
         }
@@ -174,7 +175,10 @@ fn scrub_pieces(key: &[char], text: &str) -> String {
             run.push(chars[i].1);
             i += 1;
         }
-        let kept = run.len() - run.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
+        let kept = run.len()
+            - run
+                .trim_end_matches(|c: char| !c.is_alphanumeric() && !"*…".contains(c))
+                .len();
         out.push_str("[key]");
         out.push_str(&run[run.len() - kept..]);
     }
@@ -230,9 +234,21 @@ fn key_like(name: &str) -> bool {
         .filter(|c| !matches!(c, '-' | '_'))
         .flat_map(char::to_lowercase)
         .collect();
-    ["key", "token", "secret", "password", "passwd", "pwd", "auth", "sig", "signature", "credential", "session"]
-        .iter()
-        .any(|w| n.contains(w))
+    [
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "sig",
+        "signature",
+        "credential",
+        "session",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
         || n == "code"
 }
 
@@ -717,7 +733,10 @@ mod tests {
             redact_url("https://ana:pw-9z@h.example:8443/v1/chat/completions?api_key=SEKRET&api-version=2024&token=T0K3N#f"),
             "https://[redacted]@h.example:8443/v1/chat/completions?api_key=[redacted]&api-version=2024&token=[redacted]#f"
         );
-        assert_eq!(redact_url("http://h/v1?key=abc&x=1"), "http://h/v1?key=[redacted]&x=1");
+        assert_eq!(
+            redact_url("http://h/v1?key=abc&x=1"),
+            "http://h/v1?key=[redacted]&x=1"
+        );
         assert_eq!(redact_url("http://h/v1"), "http://h/v1");
         // An @ in the path is no userinfo.
         assert_eq!(redact_url("http://h/a@b"), "http://h/a@b");
@@ -728,7 +747,10 @@ mod tests {
             Secret::new(None),
             Duration::from_secs(1),
         );
-        assert_eq!(c.url(), "http://[redacted]@127.0.0.1:9/v1/chat/completions?api_key=[redacted]");
+        assert_eq!(
+            c.url(),
+            "http://[redacted]@127.0.0.1:9/v1/chat/completions?api_key=[redacted]"
+        );
         let shown = c.server_text("error for url (http://ana:pw-9z@127.0.0.1:9/v1/chat/completions?api_key=SEKRET%2Dx): SEKRET-x pw-9z", 300);
         for secret in ["pw-9z", "SEKRET", "ana:"] {
             assert!(!shown.contains(secret), "{shown}");
