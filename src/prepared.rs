@@ -287,12 +287,11 @@ impl Prepared {
 fn check_strata_verified(gold: &GoldSet) -> Result<()> {
     let mut graded = vec![0usize; gold.strata.len()];
     let mut verified = vec![0usize; gold.strata.len()];
-    let drawn = gold.drawn();
-    for i in 0..gold.len() {
+    for (i, drawn) in gold.drawn().into_iter().enumerate() {
         if gold.labeling.model_labels(i).is_some() {
             let h = gold.queries[i].stratum as usize;
             graded[h] += 1;
-            if drawn[i] && gold.labeling.is_verified(i) {
+            if drawn && gold.labeling.is_verified(i) {
                 verified[h] += 1;
             }
         }

@@ -405,7 +405,7 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout_s.max(1));
     let client = client::Client::new(provider, &base_url, &args.model, key.clone(), timeout);
     if args.dry_run {
-        emit(None, &out::judge_dry_run(&plan, client.url(), &args.model))?;
+        emit(None, &out::judge_dry_run(&plan, client.shown_url(), &args.model))?;
         return Ok(0);
     }
     // A local server (vLLM, Ollama) may need no key; the hosted APIs do,

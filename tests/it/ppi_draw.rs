@@ -17,16 +17,16 @@ use serde_json::{json, Value};
 /// [`model`] (it errs on a pattern of pairs).
 fn truth(i: usize, k: usize) -> i32 {
     match k {
-        0 => i32::from(i % 2 == 0),
-        1 => i32::from(i % 3 == 0),
+        0 => i32::from(i.is_multiple_of(2)),
+        1 => i32::from(i.is_multiple_of(3)),
         2 => 0,
-        _ => i32::from(i % 5 == 0),
+        _ => i32::from(i.is_multiple_of(5)),
     }
 }
 
 fn model(i: usize, k: usize) -> i32 {
     let t = truth(i, k);
-    if (i + k) % 4 == 0 {
+    if (i + k).is_multiple_of(4) {
         1 - t
     } else {
         t

@@ -420,7 +420,7 @@ impl Client {
     }
 
     /// The endpoint as it may be shown (credentials redacted).
-    pub fn url(&self) -> &str {
+    pub fn shown_url(&self) -> &str {
         &self.shown_url
     }
 
@@ -748,7 +748,7 @@ mod tests {
             Duration::from_secs(1),
         );
         assert_eq!(
-            c.url(),
+            c.shown_url(),
             "http://[redacted]@127.0.0.1:9/v1/chat/completions?api_key=[redacted]"
         );
         let shown = c.server_text("error for url (http://ana:pw-9z@127.0.0.1:9/v1/chat/completions?api_key=SEKRET%2Dx): SEKRET-x pw-9z", 300);
