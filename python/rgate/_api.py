@@ -123,6 +123,45 @@ def _runs(runs: Optional[Mapping[str, Any]]) -> list:
     return [] if runs is None else [(str(name), run_spec(r)) for name, r in runs.items()]
 
 
+_LABELS = ("people", "model", "ppi")
+
+# The longest shown part of a value an error names: a 1 MB string passed by
+# mistake is named by its start and its length, not echoed whole.
+_SHOWN = 200
+
+
+def _shown(value: Any) -> str:
+    """The caller's object named without running its code (``object``'s
+    repr: type and address), cut to 200 characters."""
+    try:
+        text = object.__repr__(value)
+    except Exception:
+        text = type(value).__name__
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def _labels(value: Any, optional: bool = False) -> Optional[str]:
+    """``labels=``, validated as the command line's ``--labels``: exactly a
+    ``str`` that is ``people``, ``model`` or ``ppi`` (``None`` too where the
+    argument is optional). Nothing else is converted: an object whose
+    ``str()`` says ``"ppi"`` is not a label mode, and its ``__str__`` is
+    never called."""
+    if value is None and optional:
+        return None
+    if type(value) is str and value in _LABELS:
+        return value
+    if type(value) is str:
+        cut = value if len(value) <= _SHOWN else f"{value[:_SHOWN]}… ({len(value)} characters)"
+        raise RgateError(
+            f"unknown labels `{cut}`: people, model or ppi",
+            "pass labels='people', 'model' or 'ppi'",
+        )
+    raise RgateError(
+        f"labels is a str (people, model or ppi), not {type(value).__name__}: {_shown(value)}",
+        "pass labels='people', 'model' or 'ppi'",
+    )
+
+
 def _correction(correction: Any) -> str:
     if not isinstance(correction, str) or correction not in ("holm", "bh", "none"):
         raise RgateError(
@@ -494,7 +533,7 @@ def evaluate(
         # command line reads its arguments (no int() that turns 1.9 into 1).
         relevance_level,
         _read("by_stratum", bool, by_stratum),
-        _read("labels", str, labels),
+        _labels(labels),
     )
     _warn(warns)
     return Evaluation(json.loads(text), table, _asked_names(names))
@@ -564,7 +603,7 @@ def compare(
         relevance_level,
         _read("by_stratum", bool, by_stratum),
         correction,
-        _read("labels", str, labels),
+        _labels(labels),
     )
     _warn(warns)
     return Comparison(json.loads(text), table, _asked_names(names))
@@ -603,7 +642,7 @@ def gate(
         _read("runs", _runs, runs),
         _read("candidates", _runs, candidates),
         baseline_ref,
-        _read("labels", lambda v: None if v is None else str(v), labels),
+        _labels(labels, optional=True),
     )
     outcome = GateOutcome(native)
     _warn(outcome.warnings)

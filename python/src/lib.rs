@@ -462,7 +462,16 @@ fn evaluate(
 
 /// `labels=`: the command line's `--labels` spellings.
 fn labels_named(name: &str) -> PyResult<LabelMode> {
-    LabelMode::parse(name).ok_or_else(|| bad(format!("unknown labels `{name}`: people, model or ppi")))
+    LabelMode::parse(name).ok_or_else(|| {
+        // A 1 MB value passed by mistake is named by its start.
+        let shown: String = name.chars().take(200).collect();
+        let more = if name.chars().count() > 200 {
+            format!("… ({} characters)", name.chars().count())
+        } else {
+            String::new()
+        };
+        bad(format!("unknown labels `{shown}{more}`: people, model or ppi"))
+    })
 }
 
 fn test_named(name: &str) -> PyResult<TestKind> {

@@ -94,6 +94,8 @@ impl Validation {
 /// strata, missing texts, and how it was built.
 pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     let (gold, _, level) = load(opts)?;
+    // A recorded draw must reproduce from its seed (exit 2 otherwise).
+    let draw_note = gold.check_draw()?;
     let mut findings: Vec<Finding> = Vec::new();
     for (i, q) in gold.queries.iter().enumerate() {
         // A query only the model graded has no person labels to hit: its
@@ -135,6 +137,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
         }
     }
     let mut notes = shape_notes(&gold);
+    notes.extend(draw_note);
     let examples = crate::goldbuild::import::template_ids(
         gold.queries.iter().map(|q| (q.id.as_str(), q.text.as_deref())),
     );
@@ -178,6 +181,12 @@ pub struct LabelingCounts {
     pub drawn: usize,
     /// Drawn and not verified yet.
     pub drawn_unverified: usize,
+    /// Verified, model-graded and outside the recorded draw: people's
+    /// labels under `labels: people`, no part of PPI's sample.
+    pub verified_not_drawn: usize,
+    /// Pairs the model graded on verified queries that no person graded
+    /// (model grades added after the verification): model grades still.
+    pub model_pairs_on_verified: usize,
 }
 
 /// The counts per scope, or `None` when the gold set has people's labels
@@ -201,12 +210,25 @@ pub fn labeling_counts(gold: &GoldSet) -> Option<Vec<LabelingCounts>> {
         verified_with_model: 0,
         drawn: 0,
         drawn_unverified: 0,
+        verified_not_drawn: 0,
+        model_pairs_on_verified: 0,
     };
     let mut all = blank("all");
     let mut per: Vec<LabelingCounts> = gold.strata.iter().map(|s| blank(s)).collect();
     for (i, q) in gold.queries.iter().enumerate() {
         let (m, v, d) = (l.model.contains_key(&i), l.is_verified(i), drawn.contains(&i));
+        // Verification is per pair: the model's grades of pairs people did
+        // not grade stay the model's.
+        let open = match (v, l.model_labels(i)) {
+            (true, Some(model)) => {
+                let graded = gold.people_graded(i);
+                model.iter().filter(|x| !graded.contains(x.id)).count()
+            }
+            _ => 0,
+        };
         for c in [&mut all, &mut per[q.stratum as usize]] {
+            c.verified_not_drawn += usize::from(m && v && !d && l.verify_sample.is_some());
+            c.model_pairs_on_verified += open;
             c.queries += 1;
             c.model += usize::from(m);
             c.model_only += usize::from(m && !v);
@@ -240,6 +262,37 @@ fn labeling_notes(gold: &GoldSet, counts: Option<&[LabelingCounts]>) -> Vec<Stri
             count(all.drawn, "query", "queries"),
             if all.drawn_unverified == 1 { "is" } else { "are" },
             if all.drawn_unverified == 1 { "it is" } else { "they are" },
+        ));
+    }
+    if let Some(s) = &gold.labeling.verify_sample {
+        notes.push(format!(
+            "the verification draw is draw {n} of {n} (seed {}, {}, {}){}",
+            s.seed,
+            count(s.ids.len(), "query", "queries"),
+            match s.show_model {
+                Some(true) => "people saw the model's grades: PPI is flagged as not independent",
+                Some(false) => "model grades hidden from people",
+                None => "recorded before rgate kept whether people saw the model's grades",
+            },
+            if s.history.is_empty() {
+                String::new()
+            } else {
+                let seeds: Vec<String> = s.history.iter().map(|h| h.seed.to_string()).collect();
+                format!("; earlier seeds discarded with --replace: {}", seeds.join(", "))
+            },
+            n = s.number(),
+        ));
+    }
+    if all.verified_not_drawn > 0 {
+        notes.push(format!(
+            "{} outside the recorded draw: `labels: people` counts their labels; `labels: ppi` does not (they are no part of the random sample)",
+            count(all.verified_not_drawn, "verified query with model grades is", "verified queries with model grades are"),
+        ));
+    }
+    if all.model_pairs_on_verified > 0 {
+        notes.push(format!(
+            "{} on verified queries only the model graded (added after people verified them): they stay model grades until a person grades them; on drawn queries `labels: ppi` refuses until then",
+            count(all.model_pairs_on_verified, "pair", "pairs"),
         ));
     }
     for c in &counts[1..] {

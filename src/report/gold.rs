@@ -93,6 +93,8 @@ fn labeling_table(counts: &[LabelingCounts]) -> Table {
             "verified+model",
             "drawn",
             "drawn, unverified",
+            "verified, not drawn",
+            "pairs only the model graded on verified",
         ]),
         1,
     );
@@ -106,6 +108,8 @@ fn labeling_table(counts: &[LabelingCounts]) -> Table {
             c.verified_with_model.to_string(),
             c.drawn.to_string(),
             c.drawn_unverified.to_string(),
+            c.verified_not_drawn.to_string(),
+            c.model_pairs_on_verified.to_string(),
         ]);
     }
     t
@@ -117,7 +121,9 @@ fn labeling_json(counts: &[LabelingCounts]) -> serde_json::Value {
         .map(|c| {
             json!({"stratum": c.scope, "queries": c.queries, "model": c.model, "model_only": c.model_only,
                 "verified": c.verified, "verified_with_model": c.verified_with_model,
-                "drawn": c.drawn, "drawn_unverified": c.drawn_unverified})
+                "drawn": c.drawn, "drawn_unverified": c.drawn_unverified,
+                "verified_not_drawn": c.verified_not_drawn,
+                "model_only_pairs_on_verified": c.model_pairs_on_verified})
         })
         .collect()
 }

@@ -58,6 +58,7 @@ mod measures_trec_eval;
 mod neutralise;
 mod power;
 mod ppi_conformance;
+mod ppi_draw;
 mod ppi_gate;
 mod ppi_labels;
 mod processes;
