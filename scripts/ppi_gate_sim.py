@@ -44,12 +44,14 @@ Worlds (`--worlds`, comma-separated):
             one stratum of 150-250 queries, a pool of 20 chunks with 1-4
             relevant, 4 of the other chunks "near misses" that the judge
             calls relevant 60% of the time (the rest 10% false positives,
-            5% false negatives); the current retriever (half of the
-            queries re-ranked, and the drop run) fills its top 10 with
-            near misses 6x as readily as the baseline did, so the model's
-            grades see a rise where people see none; 15% verified
-  fixed     the same judge, near misses as likely in the current run as in
-            the baseline: a bias that does not move
+            5% false negatives); the current retriever (the re-run and the
+            drop run) puts a near miss from below rank 10 in place of each
+            other non-relevant chunk of its top 10 with probability 0.5, on
+            every query: people's labels see no change from that, the
+            model's see a rise on most queries; 10% of queries re-drawn,
+            drop 0.08 per relevant chunk, 15% verified
+  fixed     the same judge and world, the near misses where they were: a
+            bias that does not move
   sparse    heavy tails: five strata of 5-200 queries (log-uniform), a pool
             of 30 with 1-12 relevant (Zipf-like), per-query retrieval
             quality from Beta(0.6, 0.4), 5% of queries re-drawn, 15%
@@ -117,13 +119,13 @@ WORLDS = {
     },
     "moving": {
         "strata": [("all-queries", 0.7, [0.3, 0.4, 0.2, 0.1])],
-        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "pref_new": 6.0,
-        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.5, "drop": 0.06, "beta": None,
+        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "shift": 0.5,
+        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.10, "drop": 0.08, "beta": None,
     },
     "fixed": {
         "strata": [("all-queries", 0.7, [0.3, 0.4, 0.2, 0.1])],
-        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "pref_new": 1.0,
-        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.5, "drop": 0.06, "beta": None,
+        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "shift": 0.0,
+        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.10, "drop": 0.08, "beta": None,
     },
 }
 
@@ -223,6 +225,22 @@ def apply_drop(rng, ranking, rel, d, near=None, pref=1.0):
     return r
 
 
+def shift_near(rng, ranking, rel, near, p):
+    """Each non-relevant chunk of the top 10 that is not a near miss gives
+    its place to a near miss from below rank 10 with probability p: the
+    relevant chunks stay where they are (people see no change), the
+    model's over-graded near misses come up."""
+    r = ranking.copy()
+    below = [i for i in range(DEPTH, len(r)) if near[r[i]]]
+    rng.shuffle(below)
+    for i in range(DEPTH):
+        c = r[i]
+        if not rel[c] and not near[c] and below and rng.random() < p:
+            j = below.pop()
+            r[i], r[j] = r[j], r[i]
+    return r
+
+
 def stratum_size(rng, how):
     if how == "uniform":
         return int(rng.integers(5, 201))
@@ -250,15 +268,17 @@ def draw_world(rng, w):
             near[q, rng.choice(non, size=min(w["near"], len(non)), replace=False)] = True
         fp = np.where(near, w.get("fp_near", w["fp"]), w["fp"])
         model = np.where(truth, u >= w["fn"], u < fp)
-        pref = w.get("pref_new", 1.0)
+        shift = w.get("shift", 0.0)
         base = np.empty((size, pool), dtype=int)
         same = np.empty_like(base)
         drop = np.empty_like(base)
         for q in range(size):
             pt = p_top if w["beta"] is None else rng.beta(*w["beta"])
             base[q] = draw_ranking(rng, truth[q], pt, pool)
-            same[q] = draw_ranking(rng, truth[q], pt, pool, near[q], pref) if rng.random() < w["churn"] else base[q]
-            drop[q] = apply_drop(rng, same[q], truth[q], w["drop"], near[q], pref)
+            same[q] = draw_ranking(rng, truth[q], pt, pool) if rng.random() < w["churn"] else base[q]
+            if shift > 0:
+                same[q] = shift_near(rng, same[q], truth[q], near[q], shift)
+            drop[q] = apply_drop(rng, same[q], truth[q], w["drop"])
         n = min(size, max(w["floor"], math.ceil(w["fraction"] * size)), *cap)
         verified = np.sort(rng.choice(size, size=n, replace=False))
         out.append(Stratum(name, truth.astype(int), model.astype(int), base, same, drop, verified))

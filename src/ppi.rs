@@ -274,7 +274,10 @@ pub fn test_lambdas(
                 let scale = s.model.len() as f64 / s.verified.len() as f64;
                 let dm = |q: usize| side.model_of[q].map_or(0.0, |j| model[j]);
                 let verified: std::collections::HashSet<usize> = s.verified.iter().copied().collect();
-                let (mut a, mut b) = (Vec::with_capacity(s.model.len()), Vec::with_capacity(s.model.len()));
+                let (mut a, mut b) = (
+                    Vec::with_capacity(s.model.len()),
+                    Vec::with_capacity(s.model.len()),
+                );
                 for &q in &s.model {
                     if verified.contains(&q) {
                         a.push((1.0 - scale) * dm(q));
@@ -398,7 +401,8 @@ pub fn test_delta(
     let members = &scopes[scope].members;
     let diff = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
     let (d, dm) = (diff(cur.0, base.0), diff(cur.1, base.1));
-    let centered = crate::compare::test_for(settings.test, members.len()) != crate::config::TestKind::Randomization;
+    let centered =
+        crate::compare::test_for(settings.test, members.len()) != crate::config::TestKind::Randomization;
     let lambdas = test_lambdas(side, gold, &d, &dm, members, centered);
     let mut est = estimate_at(side, gold, &d, &dm, members, settings.weighting, &lambdas).ok()?;
     let at = |(p, m): (&[f64], &[f64])| {

@@ -496,20 +496,16 @@ impl Baseline {
         let _ = writeln!(out, "  \"rgate_version\": {},", s(&self.rgate_version));
         let _ = writeln!(out, "  \"commit\": {},", s(&self.commit));
         let _ = writeln!(out, "  \"note\": {},", s(&self.note));
-        let _ = writeln!(
-            out,
-            "  \"gold\": {},",
-            {
-                let mut gold = json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()});
-                if let Some(mf) = &self.model_fingerprint {
-                    gold["model_fingerprint"] = json!(mf);
-                }
-                if let Some(l) = self.labels_key() {
-                    gold["labels"] = json!(l.name());
-                }
-                gold
+        let _ = writeln!(out, "  \"gold\": {},", {
+            let mut gold = json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()});
+            if let Some(mf) = &self.model_fingerprint {
+                gold["model_fingerprint"] = json!(mf);
             }
-        );
+            if let Some(l) = self.labels_key() {
+                gold["labels"] = json!(l.name());
+            }
+            gold
+        });
         let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
         let _ = writeln!(out, "  \"metrics\": {},", s(&names));
         let _ = writeln!(out, "  \"depth\": {},", s(&self.depth));

@@ -355,13 +355,19 @@ mod tests {
     fn kappa_interval_by_hand() {
         let (a, b) = ([1, 0, 0, 1], [0, 1, 1, 2]);
         let (lo, hi) = kappa_interval(&[a, b], 0.25).unwrap();
-        assert!((lo + 1.0 / 3.0).abs() < 1e-12 && (hi - 1.0).abs() < 1e-12, "{lo} {hi}");
+        assert!(
+            (lo + 1.0 / 3.0).abs() < 1e-12 && (hi - 1.0).abs() < 1e-12,
+            "{lo} {hi}"
+        );
         let same = vec![[1, 1, 0, 2]; 7];
         assert_eq!(kappa_interval(&same, 0.5), Some((0.5, 0.5)));
         assert_eq!(kappa_interval(&[a], 1.0), None);
         assert_eq!(kappa_interval(&[a, b], 0.3), None);
         // Seeded: the same input gives the same interval.
-        assert_eq!(kappa_interval(&[a, b, b, a, b], kappa_of(&[2, 3, 3, 8]).unwrap()), kappa_interval(&[a, b, b, a, b], kappa_of(&[2, 3, 3, 8]).unwrap()));
+        assert_eq!(
+            kappa_interval(&[a, b, b, a, b], kappa_of(&[2, 3, 3, 8]).unwrap()),
+            kappa_interval(&[a, b, b, a, b], kappa_of(&[2, 3, 3, 8]).unwrap())
+        );
     }
 
     /// The gate's check carries the interval of its own kappa. At level 1

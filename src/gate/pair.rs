@@ -373,7 +373,8 @@ pub(super) fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: 
     let gold = &prep.gold;
     out.gold_changed = b.gold_fingerprint != prep.fingerprint();
     if b.labels != prep.label_mode {
-        let current_ids: std::collections::HashSet<&str> = gold.queries.iter().map(|q| q.id.as_str()).collect();
+        let current_ids: std::collections::HashSet<&str> =
+            gold.queries.iter().map(|q| q.id.as_str()).collect();
         let only_now = paired.in_baseline.iter().filter(|inb| !**inb).count();
         let only_then = b
             .queries

@@ -275,10 +275,16 @@ impl EvalView<'_> {
         let headers = ["metric", "scope", "final", "ceiling", "final/ceiling"];
         let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
         let ceil = &sv.stages.ceiling;
-        let plain = self.ppi.map(|_| crate::eval::Summary::new(self.scores, &self.prep.gold));
+        let plain = self
+            .ppi
+            .map(|_| crate::eval::Summary::new(self.scores, &self.prep.gold));
         let plain_rows: Option<Vec<&Row>> = plain.as_ref().map(|p| {
             std::iter::once(&p.all)
-                .chain(if self.by_stratum { p.strata.iter().collect::<Vec<_>>() } else { Vec::new() })
+                .chain(if self.by_stratum {
+                    p.strata.iter().collect::<Vec<_>>()
+                } else {
+                    Vec::new()
+                })
                 .collect()
         });
         let rows: Vec<&Row> = match plain_rows {

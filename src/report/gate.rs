@@ -417,7 +417,12 @@ impl GateView<'_> {
             "{} on {} ({}, relevant = grade >= {})",
             match (&j.kappa, j.kappa_interval) {
                 (Measure::Value(k), Some((lo, hi))) => {
-                    format!("kappa {} (95% bootstrap interval over queries {:.2} to {:.2})", f4(*k), lo, hi)
+                    format!(
+                        "kappa {} (95% bootstrap interval over queries {:.2} to {:.2})",
+                        f4(*k),
+                        lo,
+                        hi
+                    )
                 }
                 (Measure::Value(k), None) => format!("kappa {}", f4(*k)),
                 (Measure::Undefined(_), _) => "kappa undefined".to_string(),
@@ -433,7 +438,9 @@ impl GateView<'_> {
                 "judge: fail (on_low: fail): {}{}",
                 j.reason.as_deref().unwrap_or_default(),
                 j.kappa_interval
-                    .map(|(lo, hi)| format!(" (kappa's 95% bootstrap interval over queries {lo:.2} to {hi:.2})"))
+                    .map(|(lo, hi)| format!(
+                        " (kappa's 95% bootstrap interval over queries {lo:.2} to {hi:.2})"
+                    ))
                     .unwrap_or_default()
             ),
             // The reason is among the gate's warnings already.

@@ -653,7 +653,13 @@ impl PpiCombined {
 
 /// `iv` clipped to `range` (NaN ends stay NaN).
 fn clip(iv: (f64, f64), range: (f64, f64)) -> (f64, f64) {
-    let f = |x: f64| if x.is_nan() { x } else { x.max(range.0).min(range.1) };
+    let f = |x: f64| {
+        if x.is_nan() {
+            x
+        } else {
+            x.max(range.0).min(range.1)
+        }
+    };
     (f(iv.0), f(iv.1))
 }
 
