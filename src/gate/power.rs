@@ -708,14 +708,7 @@ pub(super) fn warn_power(
         .iter()
         .filter_map(|c| c.power.queries_needed.map(|n| (n, *c)))
         .max_by_key(|(n, _)| *n);
-    let need = worst
-        .map(|(n, c)| {
-            format!(
-                "; {} on {} would need about {n} queries (it has {})",
-                c.cmp.metric, c.cmp.stratum, c.cmp.n
-            )
-        })
-        .unwrap_or_default();
+    let need = worst.map(|(n, c)| need_words(n, c)).unwrap_or_default();
     match settings.decision {
         Decision::ConfidentDrop | Decision::SignificantDrop => warnings.push(format!(
             "{} of {} checks cannot enforce their tolerance with this gold set: a drop of twice the tolerance would pass more than 20% of the time (mde column){need}; add queries or widen those tolerances",
@@ -735,6 +728,31 @@ pub(super) fn warn_power(
             ));
         }
     }
+}
+
+/// "X on S would need about N queries (it has M)": under `labels: ppi`
+/// the count is of verified queries ([`ppi_power`]) and is set against the
+/// verified count, and a count beyond the scope's queries says the gold
+/// set itself must grow (verifying every query would not be enough).
+fn need_words(n: usize, c: &Check) -> String {
+    let Some(e) = &c.ppi else {
+        return format!(
+            "; {} on {} would need about {n} queries (it has {})",
+            c.cmp.metric, c.cmp.stratum, c.cmp.n
+        );
+    };
+    let beyond = if n > c.cmp.n {
+        format!(
+            ", more than the {} queries it has: verifying them all would not do, the gold set must grow",
+            c.cmp.n
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "; {} on {} would need about {n} verified queries (it has {}){beyond}",
+        c.cmp.metric, c.cmp.stratum, e.n_verified
+    )
 }
 
 /// The level the most lenient step of the correction holds a check to:

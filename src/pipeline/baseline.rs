@@ -226,5 +226,6 @@ pub fn build(
             })
             .collect(),
         model_fingerprint: prep.ppi.as_ref().map(|side| side.model.fingerprint().to_string()),
+        labels: prep.label_mode,
     }
 }

@@ -12,7 +12,9 @@
 //! of its change (see `compare::skew_of`), `{"skewness", "direction": "gain" |
 //! "loss", "share", "carriers", "movers", "queries": [{"query_id",
 //! "delta"}]}`. Top-level `judge` (`gate.judge`, SPEC "Gating on model
-//! labels"): `null`, or `{"kappa", "kappa_undefined", "n_verified",
+//! labels"): `null`, or `{"kappa", "kappa_undefined", "kappa_ci_low",
+//! "kappa_ci_high" (95% percentile bootstrap over the verified queries,
+//! seeded; `null` without one), "n_verified",
 //! "pairs", "relevance_level", "min_kappa", "on_low", "verdict": "pass" |
 //! "fail" | "warn" | "none", "reason"}`.
 //!
@@ -266,6 +268,8 @@ fn judge_value(j: Option<&crate::gate::JudgeCheck>) -> Value {
     json!({
         "kappa": j.kappa.value().map_or(Value::Null, num),
         "kappa_undefined": j.kappa.reason(),
+        "kappa_ci_low": j.kappa_interval.map_or(Value::Null, |i| num(i.0)),
+        "kappa_ci_high": j.kappa_interval.map_or(Value::Null, |i| num(i.1)),
         "n_verified": j.n_verified,
         "pairs": j.pairs,
         "relevance_level": j.relevance_level,
