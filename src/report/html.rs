@@ -417,7 +417,7 @@ fn apart(a: (f64, f64), b: (f64, f64), w: f64) -> (f64, f64) {
 /// markdown's backticks. Unpaired backticks stay as written.
 fn prose(text: &str) -> String {
     let parts: Vec<&str> = text.split('`').collect();
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return esc(text);
     }
     parts
