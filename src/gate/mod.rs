@@ -309,6 +309,10 @@ pub struct RetrieverOutcome {
     /// The baseline's recorded history (`gate --record`, `baseline
     /// update`), when the caller read it for a report that draws the trend.
     pub history: Vec<crate::baseline::HistoryEntry>,
+    /// This run's means as `gate --record` would append them (kind
+    /// [`crate::baseline::THIS_RUN`], not recorded), read with
+    /// [`Self::history`], so a trend ends at the result being reviewed.
+    pub current: Option<crate::baseline::HistoryEntry>,
 }
 
 impl RetrieverOutcome {
@@ -330,6 +334,7 @@ impl RetrieverOutcome {
             family_size: 0,
             inconclusive_fails: false,
             history: Vec::new(),
+            current: None,
         }
     }
 

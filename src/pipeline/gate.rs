@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::{RunSource, Watch};
-use crate::baseline::{Baseline, HistoryEntry, Store};
+use crate::baseline::{Baseline, HistoryEntry, Store, THIS_RUN};
 use crate::chunks::ChunkMap;
 use crate::config::{Candidates, Config, Retriever};
 use crate::diag::{input_error_hint, name_some, usage_error};
@@ -98,7 +98,7 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
     )?;
     let mut outcome = outcome;
     if opts.detail {
-        attach_history(config, &mut outcome);
+        attach_history(config, &prep, &runs, &mut outcome);
         if let Some(corpus) = &opts.corpus {
             attach_texts(corpus, &mut outcome)?;
         }
@@ -644,15 +644,19 @@ fn attach_texts(corpus: &Path, outcome: &mut GateOutcome) -> Result<()> {
     Ok(())
 }
 
-/// Each retriever's recorded history, for the report's trend; one that
-/// cannot be read becomes a warning (the gate's verdict does not need it).
-fn attach_history(config: &Config, outcome: &mut GateOutcome) {
+/// Each retriever's recorded history, for the report's trend, and this
+/// run's entry to end it with (the one `--record` appends, which happens
+/// after the report is built); a history that cannot be read becomes a
+/// warning (the gate's verdict does not need it).
+fn attach_history(config: &Config, prep: &Prepared, runs: &[Evaluated], outcome: &mut GateOutcome) {
     let store = Store::new(&config.baselines);
-    for r in &mut outcome.retrievers {
+    for (e, r) in runs.iter().zip(&mut outcome.retrievers) {
         match store.history(&r.name) {
             Ok(h) => r.history = h,
-            Err(e) => r.warnings.push(format!("no trend in this report: {e:#}")),
+            Err(err) => r.warnings.push(format!("no trend in this report: {err:#}")),
         }
+        let verdict = r.verdict().name();
+        r.current = Some(history_entry(prep, e, THIS_RUN, None, Some(verdict), None));
     }
 }
 
