@@ -245,7 +245,7 @@ impl Sorted {
         while at.j < n {
             // Whole words first: h is non-decreasing, so a word whose
             // end has not reached the target holds no crossing.
-            if at.j % WORD == 0 && at.j + WORD < n {
+            if at.j.is_multiple_of(WORD) && at.j + WORD < n {
                 let (c, s) = sums[at.j / WORD];
                 let end = Cursor {
                     j: at.j + WORD,
@@ -500,9 +500,9 @@ mod tests {
         }
         let before = a;
         transpose64(&mut a);
-        for r in 0..64 {
-            for c in 0..64 {
-                assert_eq!((a[r] >> c) & 1, (before[c] >> r) & 1, "row {r} column {c}");
+        for (r, row) in a.iter().enumerate() {
+            for (c, col) in before.iter().enumerate() {
+                assert_eq!((row >> c) & 1, (col >> r) & 1, "row {r} column {c}");
             }
         }
     }
