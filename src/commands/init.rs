@@ -69,7 +69,8 @@ pub fn recall_tolerance(n: usize) -> f64 {
 
 /// The nDCG@10 tolerance (`max_drop_pct`) `init` writes for `n` queries.
 pub fn ndcg_tolerance_pct(n: usize) -> u32 {
-    ceil(RECALL_SCALE / (n.max(MIN_SIZED_QUERIES) as f64).sqrt() * NDCG_PCT_PER_RECALL).clamp(1.0, 50.0) as u32
+    ceil(RECALL_SCALE / (n.max(MIN_SIZED_QUERIES) as f64).sqrt() * NDCG_PCT_PER_RECALL).clamp(1.0, 50.0)
+        as u32
 }
 
 /// The config `init` writes: the template with its tolerances sized to a
@@ -235,7 +236,15 @@ mod tests {
     #[test]
     fn the_template_is_sized() {
         assert!(CONFIG.contains(RECALL_LINE) && CONFIG.contains(NDCG_LINE) && CONFIG.contains(SIZE_MARK));
-        for n in [None, Some(3), Some(50), Some(90), Some(100), Some(1000), Some(100_000)] {
+        for n in [
+            None,
+            Some(3),
+            Some(50),
+            Some(90),
+            Some(100),
+            Some(1000),
+            Some(100_000),
+        ] {
             let text = config_text(n);
             assert!(!text.contains("{{"), "{n:?}");
             let q = n.unwrap_or(TEMPLATE_QUERIES);
@@ -258,7 +267,10 @@ mod tests {
             assert!((0.01..=0.5).contains(&r) && (1..=50).contains(&p), "n = {n}");
             let exact = RECALL_SCALE / (n.max(MIN_SIZED_QUERIES) as f64).sqrt();
             assert!(r >= exact.min(0.5) - 1e-9 || r == 0.5, "n = {n}: {r} < {exact}");
-            assert!(r < exact.max(0.01) + 0.01 + 1e-9, "n = {n}: {r} rounds up by more than 0.01");
+            assert!(
+                r < exact.max(0.01) + 0.01 + 1e-9,
+                "n = {n}: {r} rounds up by more than 0.01"
+            );
             last = (r, p);
         }
         // Hand values: 1 / sqrt(100) = 0.1 and 0.1 * 10 / 0.07 = 14.3 -> 15;

@@ -546,7 +546,11 @@ mod tests {
                 .collect::<String>()
         };
         // "ALLI" first, "alli" three times, " Alli " once.
-        let l = log_of(&rows(&["ALLI", "alli", "alli", " Alli ", "alli", "orlistat"]), "log.jsonl", None);
+        let l = log_of(
+            &rows(&["ALLI", "alli", "alli", " Alli ", "alli", "orlistat"]),
+            "log.jsonl",
+            None,
+        );
         assert_eq!(l.queries.len(), 2);
         assert_eq!(l.queries[0].text, "alli");
         assert_eq!(l.queries[0].count, 5);

@@ -484,7 +484,8 @@ fn check_labels_meet(prep: &Prepared, e: &Evaluated, baseline: Option<&Baseline>
     if labelled.len() < MEET_MIN_QUERIES {
         return Ok(());
     }
-    let meets = |r: &crate::judge::Ranking| !r.hits.is_empty() || r.chunks.as_ref().is_some_and(|c| !c.is_empty());
+    let meets =
+        |r: &crate::judge::Ranking| !r.hits.is_empty() || r.chunks.as_ref().is_some_and(|c| !c.is_empty());
     let met_now = labelled.iter().filter(|&&i| meets(&e.judged.rankings[i])).count();
     // The baseline's stored rankings, judged on the current labels (chunk
     // ids only: span labels are judged by where chunks lie, which the
@@ -496,7 +497,8 @@ fn check_labels_meet(prep: &Prepared, e: &Evaluated, baseline: Option<&Baseline>
         labelled
             .iter()
             .filter(|&&i| {
-                base_ids(i).is_some_and(|ids| ids.iter().any(|id| prep.labels[i].grade(id.as_bytes()).is_some()))
+                base_ids(i)
+                    .is_some_and(|ids| ids.iter().any(|id| prep.labels[i].grade(id.as_bytes()).is_some()))
             })
             .count()
     });
@@ -511,7 +513,13 @@ fn check_labels_meet(prep: &Prepared, e: &Evaluated, baseline: Option<&Baseline>
         .collect();
     let met_recorded = labelled
         .iter()
-        .filter(|&&i| stored(i).is_some_and(|q| telling.iter().any(|&mi| q.values.get(mi).is_some_and(|&v| v > 0.0))))
+        .filter(|&&i| {
+            stored(i).is_some_and(|q| {
+                telling
+                    .iter()
+                    .any(|&mi| q.values.get(mi).is_some_and(|&v| v > 0.0))
+            })
+        })
         .count();
     let reference = met_base.unwrap_or(0).max(met_recorded);
     if reference < MEET_MIN_QUERIES || met_now * MEET_COLLAPSE > reference {

@@ -210,13 +210,23 @@ fn init_writes_the_config_beside_an_existing_gold_set() {
             c
         });
         assert_eq!(o.code, 0, "{}", o.stderr);
-        assert_eq!(std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(), gold);
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(),
+            gold
+        );
         assert!(o.stderr.contains(&format!("kept ")), "{}", o.stderr);
-        assert!(o.stderr.contains(&format!("({n} queries; not overwritten)")), "{}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("({n} queries; not overwritten)")),
+            "{}",
+            o.stderr
+        );
         assert!(tmp.path().join(".github/workflows/rgate.yml").is_file());
         let text = std::fs::read_to_string(tmp.path().join("config/rgate.yaml")).unwrap();
         assert!(!text.contains("{{"), "placeholder left: {text}");
-        assert!(text.contains(&format!("the {n} queries of eval/gold.yaml")), "{text}");
+        assert!(
+            text.contains(&format!("the {n} queries of eval/gold.yaml")),
+            "{text}"
+        );
         let c = Config::load(Some(&tmp.path().join("config/rgate.yaml"))).unwrap();
         assert_eq!(c.gate.decision, Decision::ConfidentDrop, "n = {n}");
         let tol = |name: &str| {
@@ -227,8 +237,14 @@ fn init_writes_the_config_beside_an_existing_gold_set() {
                 .map(|r| r.tolerance.clone())
                 .unwrap_or_else(|| panic!("no {name} rule: {text}"))
         };
-        assert!(matches!(tol("recall@10"), Tolerance::Absolute(t) if (t - recall).abs() < 1e-12), "n = {n}: {text}");
-        assert!(matches!(tol("ndcg@10"), Tolerance::Percent(t) if (t - ndcg).abs() < 1e-12), "n = {n}: {text}");
+        assert!(
+            matches!(tol("recall@10"), Tolerance::Absolute(t) if (t - recall).abs() < 1e-12),
+            "n = {n}: {text}"
+        );
+        assert!(
+            matches!(tol("ndcg@10"), Tolerance::Percent(t) if (t - ndcg).abs() < 1e-12),
+            "n = {n}: {text}"
+        );
         // The written setup works: the gold set validates under it.
         let o = run({
             let mut c = rgate();
@@ -276,5 +292,8 @@ fn init_refuses_beside_an_unreadable_gold_set() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("gold.yaml"), "{}", o.stderr);
     assert!(!tmp.path().join("config").exists());
-    assert_eq!(std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(), "queries: 7\n");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(),
+        "queries: 7\n"
+    );
 }

@@ -94,7 +94,11 @@ fn a_run_meeting_no_label_is_refused_without_a_case_hint() {
     p.write("junk.jsonl", junk(&p.read("demo/runs/hybrid.jsonl")));
     let o = p.run(&["gate", "--run", "hybrid=junk.jsonl"]);
     assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
-    assert!(o.stderr.contains("no chunk the run retrieved carries a label"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("no chunk the run retrieved carries a label"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("junk.jsonl"), "{}", o.stderr);
     assert!(!o.stderr.contains("case-insensitive"), "{}", o.stderr);
 }
@@ -133,5 +137,9 @@ fn the_threshold_leaves_sparse_gold_sets_their_verdict() {
     assert!(!o.stderr.contains("no longer meet"), "{}", o.stderr);
     let o = sparse(10);
     assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
-    assert!(o.stderr.contains("where the baseline met labels on 10"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("where the baseline met labels on 10"),
+        "{}",
+        o.stderr
+    );
 }
