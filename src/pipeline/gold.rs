@@ -75,6 +75,13 @@ pub struct Validation {
     pub gold: GoldSet,
     /// Errors: the gold set is not valid while there are any.
     pub findings: Vec<Finding>,
+    /// Queries without a relevant label (they can never be hit and score
+    /// 0 in every mean): reported, not failing. A real collection has
+    /// some (12 of NFCorpus's 200 test queries, as its qrels ship), and a
+    /// pre-commit hook that refused them would block every commit until
+    /// someone labels or drops them; `prepare` warns about them at every
+    /// eval and gate as well.
+    pub no_relevant: Vec<Finding>,
     /// Advice that does not make it invalid.
     pub notes: Vec<String>,
     /// How it was built: see [`build_notes`].
@@ -97,6 +104,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     // A recorded draw must reproduce from its seed (exit 2 otherwise).
     let draw_note = gold.check_draw()?;
     let mut findings: Vec<Finding> = Vec::new();
+    let mut no_relevant: Vec<Finding> = Vec::new();
     for (i, q) in gold.queries.iter().enumerate() {
         // A query only the model graded has no person labels to hit: its
         // model grades are what `labels: model|ppi` score it with.
@@ -106,7 +114,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
             .filter(|_| gold.labeling.is_model_only(i))
         {
             if !m.grades().any(|g| is_relevant(g, level)) {
-                findings.push(Finding {
+                no_relevant.push(Finding {
                     query: Some(q.id.clone()),
                     message: format!(
                         "no model grade >= {level}: with model labels the query can never be hit, and drags every mean down"
@@ -116,7 +124,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
             continue;
         }
         if !q.grades().any(|g| is_relevant(g, level)) {
-            findings.push(Finding {
+            no_relevant.push(Finding {
                 query: Some(q.id.clone()),
                 message: format!(
                     "no label with grade >= {level}: the query can never be hit, and drags every mean down"
@@ -156,6 +164,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     Ok(Validation {
         gold,
         findings,
+        no_relevant,
         notes,
         provenance,
         labeling,

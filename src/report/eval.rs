@@ -68,6 +68,45 @@ impl EvalView<'_> {
         format.exporter().eval(self)
     }
 
+    /// Each metric's interval method ([`crate::eval::interval_method`]).
+    pub(super) fn interval_methods(&self) -> Vec<&'static str> {
+        (0..self.scores.metrics.len())
+            .map(|m| crate::eval::interval_method(self.scores, m))
+            .collect()
+    }
+
+    /// The interval method in one phrase: the one every metric shares, else
+    /// each metric's.
+    pub(super) fn interval_method(&self) -> String {
+        let methods = self.interval_methods();
+        let mut distinct: Vec<&str> = Vec::new();
+        for m in &methods {
+            if !distinct.contains(m) {
+                distinct.push(m);
+            }
+        }
+        match distinct.as_slice() {
+            [] => crate::eval::BOOTSTRAP_METHOD.to_string(),
+            [one] => one.to_string(),
+            _ => {
+                let names = self.metric_names();
+                distinct
+                    .iter()
+                    .map(|d| {
+                        let of: Vec<&str> = names
+                            .iter()
+                            .zip(&methods)
+                            .filter(|(_, m)| *m == d)
+                            .map(|(n, _)| n.as_str())
+                            .collect();
+                        format!("{d} for {}", of.join(", "))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
+        }
+    }
+
     pub(super) fn metric_names(&self) -> Vec<String> {
         self.scores.metrics.iter().map(|m| m.name()).collect()
     }
@@ -234,8 +273,9 @@ impl EvalView<'_> {
         }
         let s = self.intervals?.settings;
         Some(format!(
-            "[low, high]: {}% interval on each mean (stratified bootstrap, expanded percentile; {} resamples, seed {}); [-]: fewer than two queries",
+            "[low, high]: {}% interval on each mean ({}; {} resamples, seed {}); [-]: fewer than two queries",
             crate::diag::number(s.level * 100.0),
+            self.interval_method(),
             s.resamples,
             s.seed
         ))

@@ -36,6 +36,7 @@ pub fn validation(v: &Validation, format: Format) -> String {
                 "provenance": v.provenance,
                 "valid": v.valid(),
                 "findings": v.findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
+                "no_relevant": v.no_relevant.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
                 "notes": v.notes,
             });
             add_labeling(&mut doc, v.labeling.as_deref());
@@ -62,10 +63,25 @@ pub fn validation(v: &Validation, format: Format) -> String {
                     escape::terminal(&f.message)
                 );
             }
+            for f in &v.no_relevant {
+                s += &format!(
+                    "warning: {}{}\n",
+                    f.query
+                        .as_ref()
+                        .map(|q| format!("`{}`: ", escape::terminal(q)))
+                        .unwrap_or_default(),
+                    escape::terminal(&f.message)
+                );
+            }
             for n in &v.notes {
                 s += &format!("note: {}\n", escape::terminal(n));
             }
-            s += &if v.valid() {
+            s += &if v.valid() && !v.no_relevant.is_empty() {
+                format!(
+                    "valid; {} without a relevant label (reported, not failing: label them or drop them)\n",
+                    count(v.no_relevant.len(), "query", "queries")
+                )
+            } else if v.valid() {
                 "valid\n".to_string()
             } else {
                 format!(

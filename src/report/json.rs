@@ -53,7 +53,8 @@
 //! {"ci_low", "ci_high"}, <stratum>: {...}, "macro": {...}}} (95%, both
 //! `null` where a scope has fewer than two queries or `--resamples 0`
 //! asked for none), "interval_settings": {"level", "resamples", "seed",
-//! "method"} | null, "missing_queries": [ids], "warnings": [..]}`, plus
+//! "method", "methods": {metric: method}} | null (`method` the one every
+//! metric's interval uses, else each metric's in one phrase), "missing_queries": [ids], "warnings": [..]}`, plus
 //! with `--per-query` a `"per_query"` list of `{"query_id", "stratum",
 //! <metric>: value, ...}` in gold order.
 //!
@@ -549,7 +550,8 @@ fn eval_value(v: &EvalView) -> Value {
                 "level": i.settings.level,
                 "resamples": i.settings.resamples,
                 "seed": i.settings.seed,
-                "method": "stratified bootstrap, expanded percentile",
+                "method": v.interval_method(),
+                "methods": names.iter().zip(v.interval_methods()).map(|(n, m)| (n.clone(), json!(m))).collect::<Map<String, Value>>(),
             }),
             (None, None) => Value::Null,
         },

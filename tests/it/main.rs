@@ -39,6 +39,7 @@ mod eval_ci;
 mod gate_decisions;
 mod gate_family;
 mod gate_judge;
+mod gate_labels_meet;
 mod gate_stages;
 mod gate_values;
 mod gold_agreement;

@@ -77,12 +77,14 @@ fn gold_stats_and_validate_count_model_and_verified_queries_per_stratum() {
             "{cmd}: {notes}"
         );
     }
-    // q1's model grades hold a 3: it can be hit; q5's are all 0: a finding
-    // that names the model. No finding for q1 though it has no `relevant`.
+    // q1's model grades hold a 3: it can be hit; q5's are all 0: reported
+    // (not failing: #49) with a message that names the model. Nothing for
+    // q1 though it has no `relevant`.
     let o = p.bare(&["gold", "validate", "--gold", "g.yaml", "--format", "json"]);
-    assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
-    let findings: Vec<(String, String)> = v["findings"]
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(0), "{v}");
+    let findings: Vec<(String, String)> = v["no_relevant"]
         .as_array()
         .unwrap()
         .iter()
