@@ -521,7 +521,9 @@ fn gold_validate_and_stats() {
     let o = p.run(&["gold", "validate", "--gold", "g.yaml"]);
     assert_eq!(o.code, 1, "{}", o.stdout);
     assert!(
-        o.stdout.contains("error: `b`: no label with grade >= 1"),
+        // Reported, not a failing finding (issue 49): the duplicate text
+        // is what makes this exit 1.
+        o.stdout.contains("warning: `b`: no label with grade >= 1"),
         "{}",
         o.stdout
     );
