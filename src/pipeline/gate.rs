@@ -548,6 +548,7 @@ pub fn decide(
         retrievers,
         warnings,
         judge,
+        recorded: None,
     })
 }
 

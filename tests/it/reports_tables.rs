@@ -271,12 +271,15 @@ fn the_header_names_the_resamples_that_decided() {
             retrievers: vec![r],
             warnings: vec![],
             judge: None,
+            recorded: None,
         };
         let text = GateView {
             outcome: &outcome,
             command: "gate",
             color: false,
             quiet: false,
+            invocation: None,
+            width: usize::MAX,
         }
         .render(Format::Table)
         .unwrap();
