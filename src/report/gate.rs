@@ -531,7 +531,7 @@ impl GateView<'_> {
                     None => depths.push((d, 1)),
                 }
             }
-            depths.sort_by(|a, b| b.0.cmp(&a.0));
+            depths.sort_by_key(|d| std::cmp::Reverse(d.0));
             let (first, rest) = depths
                 .split_first()
                 .map(|(a, b)| (*a, b))

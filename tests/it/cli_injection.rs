@@ -128,7 +128,10 @@ fn gate_markdown_is_text_not_markup() {
     // The stratum's pipe cannot split a table cell, nor its stars emphasise.
     assert!(md.contains("| recall@10 | how\\u{7}to\\|\\*x\\* |"), "{md}");
     // Ids in the lost-query table are escaped text, where nothing is markup.
-    assert!(md.contains("\n| &lt;script&gt; | how\\u{7}to\\|\\*x\\* |"), "{md}");
+    assert!(
+        md.contains("\n| &lt;script&gt; | how\\u{7}to\\|\\*x\\* |"),
+        "{md}"
+    );
     assert!(md.contains("\n| \\[x\\](http://e) | s2 |"), "{md}");
 }
 

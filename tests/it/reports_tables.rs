@@ -167,7 +167,11 @@ fn gate_tables_show_tolerance_and_test_at_one_precision_per_column() {
     let md = demo().run(&["--format", "markdown", "gate", "--run", REGRESSED]);
     // The comment's failed-checks table and the fold's full table both
     // show the tolerance; the full table also names the test.
-    let heads: Vec<&str> = md.stdout.lines().filter(|l| l.starts_with("| metric |")).collect();
+    let heads: Vec<&str> = md
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| metric |"))
+        .collect();
     assert!(heads.len() >= 2, "{}", md.stdout);
     assert!(heads.iter().all(|h| h.contains("| tolerance |")), "{heads:?}");
     assert!(heads[1..].iter().all(|h| h.contains("| test |")), "{heads:?}");
@@ -197,8 +201,15 @@ fn quiet_keeps_the_verdict_and_the_failures() {
         lines[1],
         "FAIL hybrid: recall@10 fell 0.1 (tolerance 0.07), ndcg@10 fell 0.1135 (tolerance 0.0705), hit_rate@3 on identifier-lookup fell 0.4 (tolerance 0.2)"
     );
-    assert!(lines[2].contains("12 of 30 identifier-lookup queries lost their answer"), "{}", lines[2]);
-    assert_eq!(lines[3], "(the full report, with the queries lost: rerun without --quiet)");
+    assert!(
+        lines[2].contains("12 of 30 identifier-lookup queries lost their answer"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        lines[3],
+        "(the full report, with the queries lost: rerun without --quiet)"
+    );
     assert_eq!(lines[5], "Next steps:");
     assert!(lines[9].contains("--allow-regression"), "{}", lines[9]);
     // The test's long reason stays in the full report.
@@ -235,7 +246,10 @@ fn the_job_summary_and_the_report_agree_digit_for_digit() {
     // failed-checks table (tolerance) and the full table in the fold
     // (tolerance and p_adj).
     let cells = |l: &str| -> Vec<String> {
-        l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+        l.trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
     };
     let mut head = Vec::new();
     let mut rows = Vec::new();
@@ -253,7 +267,10 @@ fn the_job_summary_and_the_report_agree_digit_for_digit() {
     }
     assert!(!rows[0].contains_key("p_adj"), "{summary}");
     assert_eq!(&rows[1]["p_adj"], p_adj, "{summary}");
-    assert!(summary.contains(&format!(" and {p_adj} below alpha 0.05")), "{summary}");
+    assert!(
+        summary.contains(&format!(" and {p_adj} below alpha 0.05")),
+        "{summary}"
+    );
     let error = stderr
         .lines()
         .find(|l| l.starts_with("::error") && l.contains("hit_rate@3"))
