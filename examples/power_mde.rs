@@ -275,6 +275,7 @@ fn gate_pair(
             })
             .collect(),
         model_fingerprint: None,
+        labels: rgate::gold::LabelMode::People,
     };
     let scores = Scores {
         metrics: w.prep.metrics.clone(),

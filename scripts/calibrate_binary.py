@@ -66,6 +66,13 @@ Scenarios (`--only`, comma-separated letters):
   (p) an unchanged re-run that moves exactly K of 90 queries (hit_rate@1,
       each moved query a hit in one run and a miss in the other by a fair
       coin): exit-1 rate per K and test at max_drop 0
+  (q) the rules `rgate init` writes (read from the config it writes beside
+      a gold set of n queries, so a tolerance sized to the gold set is what
+      is tested): a true recall@10 drop of 0.7x and 2.5x its tolerance,
+      3 strata, 50 and 100 queries, a re-run that redraws 30% of the
+      queries (70% unchanged), plain and heavy-tailed (30% of the queries
+      with their relevant block 8 ranks down: sparse, large deltas); exit-1
+      rate (promise: <= 0.10 at 0.7x, >= 0.80 at 2.5x)
 
 A scenario that does not loop over tests writes no `test:` key, so the
 binary's default test decides (`--test` writes one; (e), (f), (i) and (k)
@@ -995,6 +1002,90 @@ INIT_RULES = [
 ]
 
 
+class DeepQuery(Query):
+    """A query whose relevant block sits `shift` ranks lower than Query
+    puts it (chunks pushed past the run's end are not retrieved): its
+    recall@10 hangs on a few ranks, so a redraw moves it by whole labels."""
+
+    def __init__(self, q, shift):
+        super().__init__(q.id, q.stratum, q.u, q.grades)
+        self.shift = shift
+
+    def placed(self, state):
+        return [(p + self.shift, j) for p, j in super().placed(state) if p + self.shift < self.depth]
+
+
+def init_config(runner, world):
+    """Runs `rgate init` in an empty directory holding `world`'s gold set at
+    eval/gold.yaml and returns (rules, gate keys) of the config it wrote."""
+    d = tempfile.mkdtemp(prefix="rgate-init-", dir=runner.tmp)
+    os.makedirs(os.path.join(d, "eval"))
+    with open(os.path.join(d, "eval", "gold.yaml"), "w") as f:
+        f.write(world.gold_yaml())
+    r = runner.run(["init"], d)
+    if r.returncode != 0:
+        raise SystemExit(f"rgate init failed ({r.returncode}): {r.stderr}")
+    path = os.path.join(d, "config", "rgate.yaml")
+    rules, keys = template_rules(path), template_gate_keys(path)
+    shutil.rmtree(d)
+    return rules, keys
+
+
+def template_gate_keys(path):
+    """decision, correction and alpha under `gate:` of a config."""
+    keys, in_gate = {}, False
+    for raw in open(path):
+        line = raw.split(" #", 1)[0].rstrip()
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        ind = len(line) - len(line.lstrip())
+        if ind == 0:
+            in_gate = body.startswith("gate:")
+            continue
+        if in_gate and ind == 2 and ":" in body:
+            k, v = body.split(":", 1)
+            if k in ("decision", "correction", "alpha"):
+                keys[k] = v.strip()
+    return keys
+
+
+def sc_init_tolerance(runner, audit, trials, seed, sizes_list, churn=0.3, deep_share=0.3, shift=8, factors=(0.7, 2.5), given=None, u=(0.15, 0.95), tails=(False, True)):
+    """(q) init's rules on recall@10 drops of 0.7x and 2.5x its tolerance."""
+    out = []
+    for sizes in sizes_list:
+        for heavy in tails:
+            w = World(sizes, seed * 31 + sum(sizes) + heavy, names=STRATA3, u=u)
+            if heavy:
+                drng = random.Random(seed * 37 + sum(sizes))
+                w.queries = [DeepQuery(q, shift) if drng.random() < deep_share else q for q in w.queries]
+            rules, keys = given or init_config(runner, w)
+            rec = [r for r in rules if r["metric"] == "recall@10" and "max_drop" in r]
+            if not rec:
+                raise SystemExit(f"(q) no absolute recall@10 rule among {rules}")
+            tol = float(rec[0]["max_drop"])
+            extra = {k: v for k, v in keys.items() if k != "decision"}
+            cfg = config_yaml(["search"], rules, decision=keys.get("decision"), extra=extra)
+            wl = f"{sum(sizes)} q ({'/'.join(map(str, sizes))}), u ~ U{u}{', heavy tails' if heavy else ''}"
+            label = f"{keys.get('decision', 'default decision')}; " + "; ".join(rule_label(r) for r in rules)
+            for f in factors:
+                drop = f * tol
+                k, pi = w.solve_down("recall@10", "all", drop, ks=("lowest-out", "out", 3, 5, 8, 12, 20))
+                rng = random.Random(seed * 41 + sum(sizes) * 3 + heavy + int(f * 10))
+                fails = weak = 0
+                for _ in range(trials):
+                    code, rep = runner.gate(w, {"search": draw_pair(w, rng, churn=churn, regress=("all", k, pi))}, cfg)
+                    audit.add("q", rep)
+                    fails += code == 1
+                    warns = [x for r in rep["retrievers"] for x in r.get("warnings", [])] + rep.get("warnings", [])
+                    weak += any("cannot enforce their tolerance" in x for x in warns)
+                r = rate(fails, trials)
+                out.append({"world": wl, "rules": label, "factor": f, "drop": drop, "tolerance": tol, "k": k, "pi": pi,
+                            "recall10": w.mean("recall@10", "all"), "exit1": r, "cannot_enforce_warned": rate(weak, trials)})
+                print(f"(q) {wl}, churn {churn}: {label}: recall@10 {w.mean('recall@10', 'all'):.3f}, true drop {drop:.4f} = {f}x tolerance {tol} (k={k}, pi={pi:.3f}): exit 1 {fmt_rate(r)}; 'cannot enforce' warned {weak}/{trials}", flush=True)
+    return out
+
+
 def sc_init(runner, audit, trials, seed, rules_sets, churns=(0.25, 1.0)):
     """(h) a true 7% nDCG@10 drop on a 90-query gold set, and an unchanged
     run, under the rules `rgate init` writes and under proposed ones."""
@@ -1446,6 +1537,12 @@ def main():
     ap.add_argument("--n-kmin", default="3", help="(n): the smallest k a drop may use, comma-separated for several runs")
     ap.add_argument("--p-k", default="3,4,5,6,8,12,20", help="(p): numbers of moved queries")
     ap.add_argument("--p-tests", default="default,t-test,bootstrap", help="(p): tests (`default`: no test: key)")
+    ap.add_argument("--q-sizes", default="17/17/16,34/33/33", help="(q): gold sets (stratum sizes), comma-separated")
+    ap.add_argument("--q-factors", default="0.7,2.5", help="(q): true drops as multiples of the recall@10 tolerance")
+    ap.add_argument("--q-churn", type=float, default=0.3, help="(q): share of queries whose ranking is redrawn")
+    ap.add_argument("--q-u", default="0.15,0.95", help="(q): range of the queries' latent quality (lower: a harder world, recall@10 further from 1)")
+    ap.add_argument("--q-tails", default="plain,heavy", help="(q): worlds, plain and/or heavy")
+    ap.add_argument("--q-given", default=None, help="(q): [rules, {\"decision\": ..}] as JSON in place of what `rgate init` writes")
     ap.add_argument("--json", default=None, help="also write every figure here")
     ap.add_argument("--propose", default=None, help="extra rule set for (h), as JSON: [label, rules, extra]")
     args = ap.parse_args()
@@ -1510,6 +1607,12 @@ def main():
             res["m_recall_power"] = sc_recall_power(runner, audit, T, args.seed, init_rules, [float(c) for c in args.m_churn.split(",")], args.m_drop)
         if "p" in only:
             res["p_sparse_moves"] = sc_sparse_moves(runner, audit, T, args.seed, [int(x) for x in args.p_k.split(",")], args.p_tests.split(","))
+        if "q" in only:
+            sizes = [tuple(int(x) for x in z.split("/")) for z in args.q_sizes.split(",")]
+            given = json.loads(args.q_given) if args.q_given else None
+            res["q_init_tolerance"] = sc_init_tolerance(runner, audit, T, args.seed, sizes, args.q_churn,
+                                                        factors=[float(x) for x in args.q_factors.split(",")], given=given,
+                                                        u=tuple(float(x) for x in args.q_u.split(",")), tails=[t == "heavy" for t in args.q_tails.split(",")])
         if "n" in only:
             res["n_power_other"] = [row for kmin in args.n_kmin.split(",") for row in sc_power_other(runner, audit, T, args.seed, args.n_tol, int(kmin))]
         res["g_bound_audit"] = {

@@ -4,8 +4,8 @@
 # CI run (each mutant is a rebuild); run it before a release or after
 # changing one of these areas, and read the survivors.
 #
-#   scripts/mutants.sh [AREA...]          AREA: stats compare run gate baseline
-#                                         (default: all five, in that order)
+#   scripts/mutants.sh [AREA...]          AREA: stats compare run gate baseline gold
+#                                         (default: all six, in that order)
 #   MUTANTS_IN_DIFF=changes.diff scripts/mutants.sh gate   only mutants touched by a diff
 #                                         (e.g. `git diff main > changes.diff`)
 #   MUTANTS_JOBS=2  MUTANTS_TIMEOUT=60    parallel builds (one scratch tree each), test timeout in s
@@ -56,11 +56,12 @@ files() {
     stats) echo "src/stats/*.rs" ;;
     compare) echo "src/compare.rs" ;;
     run) echo "src/run/*.rs" ;;
-    gate) echo "src/gate.rs" ;;
-    baseline) echo "src/baseline.rs" ;;
+    gate) echo "src/gate/*.rs" ;;
+    baseline) echo "src/baseline/*.rs" ;;
+    gold) echo "src/gold/*.rs" ;;
     *)
         echo "error: unknown area \`$1\`" >&2
-        echo "hint: areas are stats, compare, run, gate, baseline" >&2
+        echo "hint: areas are stats, compare, run, gate, baseline, gold" >&2
         exit 2
         ;;
     esac
@@ -86,11 +87,24 @@ fast_tests() {
     run) echo "::tests:: conformance_eval:: cli_eval:: properties_eval:: run_formats:: cli_inputs:: cli_spans:: baseline_depth::" ;;
     gate) echo "gate_values:: gate_decisions:: cli_gate::" ;;
     baseline) echo "::tests:: store_safety:: baseline_depth:: cli_baseline_ref:: gate_values::" ;;
+    gold) echo "::tests:: gold_records:: gold_speed:: cli_inputs:: input_limits:: ppi_labels:: ppi_gate::" ;;
     esac
 }
 
 areas=("$@")
-[ ${#areas[@]} -eq 0 ] && areas=(stats compare run gate baseline)
+[ ${#areas[@]} -eq 0 ] && areas=(stats compare run gate baseline gold)
+
+# Each area's files must exist: a moved module would otherwise leave its
+# area with no mutants, and a run that reports nothing looks like a pass.
+for area in "${areas[@]}"; do
+    glob=$(files "$area")
+    # shellcheck disable=SC2086 # the glob is meant to expand
+    if ! compgen -G "$glob" >/dev/null; then
+        echo "error: area \`$area\`: no file matches $glob" >&2
+        echo "hint: point files() in scripts/mutants.sh at the area's current files" >&2
+        exit 2
+    fi
+done
 
 for area in "${areas[@]}"; do
     glob=$(files "$area")

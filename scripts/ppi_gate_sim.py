@@ -40,6 +40,18 @@ Worlds (`--worlds`, comma-separated):
             the re-run, drop 0.06 per relevant chunk
   useless   the same world and a near-useless judge (45% false positives,
             40% false negatives): lambda near 0, PPI ~ people-only
+  moving    the judge's bias moves with the retriever (issue 48, item 6):
+            one stratum of 150-250 queries, a pool of 20 chunks with 1-4
+            relevant, 4 of the other chunks "near misses" that the judge
+            calls relevant 60% of the time (the rest 10% false positives,
+            5% false negatives); the current retriever (the re-run and the
+            drop run) puts a near miss from below rank 10 in place of each
+            other non-relevant chunk of its top 10 with probability 0.5, on
+            every query: people's labels see no change from that, the
+            model's see a rise on most queries; 10% of queries re-drawn,
+            drop 0.08 per relevant chunk, 15% verified
+  fixed     the same judge and world, the near misses where they were: a
+            bias that does not move
   sparse    heavy tails: five strata of 5-200 queries (log-uniform), a pool
             of 30 with 1-12 relevant (Zipf-like), per-query retrieval
             quality from Beta(0.6, 0.4), 5% of queries re-drawn, 15%
@@ -105,6 +117,16 @@ WORLDS = {
         "sizes": "log", "pool": 30, "fp": 0.15, "fn": 0.05,
         "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.05, "drop": 0.06, "beta": (0.6, 0.4),
     },
+    "moving": {
+        "strata": [("all-queries", 0.7, [0.3, 0.4, 0.2, 0.1])],
+        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "shift": 0.5,
+        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.10, "drop": 0.08, "beta": None,
+    },
+    "fixed": {
+        "strata": [("all-queries", 0.7, [0.3, 0.4, 0.2, 0.1])],
+        "sizes": "big", "pool": 20, "fp": 0.10, "fn": 0.05, "near": 4, "fp_near": 0.6, "shift": 0.0,
+        "fraction": 0.15, "floor": MIN_VERIFIED, "churn": 0.10, "drop": 0.08, "beta": None,
+    },
 }
 
 
@@ -157,30 +179,63 @@ def n_relevant(rng, spec, size, pool):
     return rng.choice([1, 2, 3, 4], size=size, p=spec)
 
 
-def draw_ranking(rng, rel, p_top, pool):
+def weighted_order(rng, items, weight):
+    """`items` in a random order where item i comes earlier the larger its
+    weight (sampling without replacement, by exponential keys)."""
+    if len(items) == 0:
+        return items
+    keys = rng.exponential(size=len(items)) / weight
+    return items[np.argsort(keys)]
+
+
+def draw_ranking(rng, rel, p_top, pool, near=None, pref=1.0):
     """A ranking of the pool: each relevant chunk in the top 10 with p_top,
-    the rest of the top 10 non-relevant chunks at random, both parts in a
-    random order."""
+    the rest of the top 10 non-relevant chunks at random (near misses
+    `pref` times as readily as the others), both parts in a random
+    order."""
     idx = np.arange(pool)
     rel_idx = idx[rel]
     non = idx[~rel]
     inside = rel_idx[rng.random(len(rel_idx)) < p_top]
     outside_rel = np.setdiff1d(rel_idx, inside)
-    non = rng.permutation(non)
+    if near is None or pref == 1.0:
+        non = rng.permutation(non)
+    else:
+        non = weighted_order(rng, non, np.where(near[non], pref, 1.0))
     fill = DEPTH - len(inside)
     top = rng.permutation(np.concatenate([inside, non[:fill]]))
     rest = rng.permutation(np.concatenate([outside_rel, non[fill:]]))
     return np.concatenate([top, rest]).astype(int)
 
 
-def apply_drop(rng, ranking, rel, d):
+def apply_drop(rng, ranking, rel, d, near=None, pref=1.0):
     """Each relevant chunk in the top 10 leaves it with probability d: it
-    swaps places with a non-relevant chunk below rank 10."""
+    swaps places with a non-relevant chunk below rank 10 (a near miss
+    `pref` times as readily)."""
     r = ranking.copy()
-    below = [i for i in range(DEPTH, len(r)) if not rel[r[i]]]
-    rng.shuffle(below)
+    below = np.array([i for i in range(DEPTH, len(r)) if not rel[r[i]]], dtype=int)
+    if near is None or pref == 1.0:
+        below = list(rng.permutation(below))
+    else:
+        below = list(weighted_order(rng, below, np.where(near[r[below]], pref, 1.0))[::-1])
     for i in range(DEPTH):
         if rel[r[i]] and below and rng.random() < d:
+            j = below.pop()
+            r[i], r[j] = r[j], r[i]
+    return r
+
+
+def shift_near(rng, ranking, rel, near, p):
+    """Each non-relevant chunk of the top 10 that is not a near miss gives
+    its place to a near miss from below rank 10 with probability p: the
+    relevant chunks stay where they are (people see no change), the
+    model's over-graded near misses come up."""
+    r = ranking.copy()
+    below = [i for i in range(DEPTH, len(r)) if near[r[i]]]
+    rng.shuffle(below)
+    for i in range(DEPTH):
+        c = r[i]
+        if not rel[c] and not near[c] and below and rng.random() < p:
             j = below.pop()
             r[i], r[j] = r[j], r[i]
     return r
@@ -189,6 +244,8 @@ def apply_drop(rng, ranking, rel, d):
 def stratum_size(rng, how):
     if how == "uniform":
         return int(rng.integers(5, 201))
+    if how == "big":
+        return int(rng.integers(150, 251))
     return int(round(math.exp(rng.uniform(math.log(5), math.log(200)))))
 
 
@@ -204,7 +261,14 @@ def draw_world(rng, w):
         for q in range(size):
             truth[q] = rng.permutation(truth[q])
         u = rng.random((size, pool))
-        model = np.where(truth, u >= w["fn"], u < w["fp"])
+        # Near misses: non-relevant chunks the judge over-grades.
+        near = np.zeros((size, pool), dtype=bool)
+        for q in range(w.get("near", 0) and size):
+            non = np.flatnonzero(~truth[q])
+            near[q, rng.choice(non, size=min(w["near"], len(non)), replace=False)] = True
+        fp = np.where(near, w.get("fp_near", w["fp"]), w["fp"])
+        model = np.where(truth, u >= w["fn"], u < fp)
+        shift = w.get("shift", 0.0)
         base = np.empty((size, pool), dtype=int)
         same = np.empty_like(base)
         drop = np.empty_like(base)
@@ -212,6 +276,8 @@ def draw_world(rng, w):
             pt = p_top if w["beta"] is None else rng.beta(*w["beta"])
             base[q] = draw_ranking(rng, truth[q], pt, pool)
             same[q] = draw_ranking(rng, truth[q], pt, pool) if rng.random() < w["churn"] else base[q]
+            if shift > 0:
+                same[q] = shift_near(rng, same[q], truth[q], near[q], shift)
             drop[q] = apply_drop(rng, same[q], truth[q], w["drop"])
         n = min(size, max(w["floor"], math.ceil(w["fraction"] * size)), *cap)
         verified = np.sort(rng.choice(size, size=n, replace=False))
@@ -556,10 +622,12 @@ def gate_part(runner, world, tally, ppi, people_tests):
     for which in ("same", "drop"):
         tally.add("true delta " + which, true_delta(world, which))
     modes = [("ppi", None), ("people", None)] + [("people", t) for t in people_tests] if ppi else []
+    failed = {}
     for mode, test in modes:
         name = mode + (" test: " + test if test else "")
         for which in ("same", "drop"):
             code, c = runner.gate(mode, which, test)
+            failed[(name, which)] = c.get("verdict") == "fail"
             tally.hit("gate %s %s fail" % (name, which), c.get("verdict") == "fail")
             tally.hit("gate %s %s exit 1" % (name, which), code == 1)
             if mode == "ppi" and not test:
@@ -571,6 +639,14 @@ def gate_part(runner, world, tally, ppi, people_tests):
                 plo, phi = bounds(c, ["ppi"], "people_")
                 tally.hit("gate ppi %s delta narrower" % which, (hi - lo) < (phi - plo))
                 tally.add("gate ppi lambda", p["lambda"])
+                if p.get("effective_n") is not None and p["n_verified"]:
+                    tally.add("gate ppi effective_n / n_verified", p["effective_n"] / p["n_verified"])
+    # The same sample, both label modes: drops one caught and the other missed.
+    for which in ("same", "drop"):
+        if ("ppi", which) in failed and ("people", which) in failed:
+            a, b = failed[("ppi", which)], failed[("people", which)]
+            tally.hit("gate %s: ppi fails, people not" % which, a and not b)
+            tally.hit("gate %s: people fails, ppi not" % which, b and not a)
     if not ppi:
         # Before --labels: people's half only, on the verified queries'
         # gold set (what `labels: people` scores).
@@ -592,6 +668,7 @@ def summarize(name, w, tally, trials, ppi):
         ("(b) gate, one rule recall@10 max_drop 0 overall: (i) unchanged re-run fails (false alarm)",
          sorted(k for k in tally.n if k.startswith("gate ") and k.endswith(" same fail"))),
         ("    (ii) real drop caught", sorted(k for k in tally.n if k.startswith("gate ") and k.endswith(" drop fail"))),
+        ("    same sample, discordant verdicts", sorted(k for k in tally.n if ": ppi fails" in k or ": people fails" in k)),
         ("    gate's PPI delta interval", ["gate ppi same delta covered", "gate ppi drop delta covered",
                                           "gate ppi same delta narrower", "gate ppi drop delta narrower"]),
     ]
@@ -603,7 +680,7 @@ def summarize(name, w, tally, trials, ppi):
         for k in keys:
             print("  %-48s %s" % (k, tally.rate(k)))
     for k in ("ppi width", "people width", "ppi width / people width", "people-subset width", "ppi error", "model error", "lambda",
-              "effective_n / n_verified", "gate ppi lambda", "true delta same", "true delta drop"):
+              "effective_n / n_verified", "gate ppi lambda", "gate ppi effective_n / n_verified", "true delta same", "true delta drop"):
         v = tally.vals.get(k)
         if v:
             a = np.array(v, dtype=float)

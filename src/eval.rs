@@ -237,6 +237,34 @@ impl MeanIntervals {
     }
 }
 
+/// How [`MeanIntervals`] finds the interval on metric `m`'s means, in the
+/// words reports print (the rules are [`crate::stats::interval`]'s): a
+/// metric whose values lie in [0, 1] gets Clopper & Pearson's interval
+/// where they are all 0 or 1 (hit rate, success, a recall with one label
+/// per query), else Wilson's score interval (Clopper & Pearson's still, in
+/// a stratum whose values happen to be all 0 or 1); any other metric the
+/// expanded percentile bootstrap.
+pub fn interval_method(scores: &Scores, m: usize) -> &'static str {
+    let Some(metric) = scores.metrics.get(m) else {
+        return BOOTSTRAP_METHOD;
+    };
+    if !in_unit_interval(metric) {
+        return BOOTSTRAP_METHOD;
+    }
+    let binary = scores
+        .values
+        .get(m)
+        .is_some_and(|v| v.iter().all(|&x| x == 0.0 || x == 1.0));
+    if binary {
+        "clopper-pearson"
+    } else {
+        "wilson score (clopper-pearson on a stratum of 0/1 values)"
+    }
+}
+
+/// The interval of a metric that is not confined to [0, 1].
+pub const BOOTSTRAP_METHOD: &str = "stratified bootstrap, expanded percentile";
+
 /// Whether a metric's per-query values can only lie in [0, 1]: the
 /// family's table entry says (counts and utility do not).
 fn in_unit_interval(m: &Metric) -> bool {

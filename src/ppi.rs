@@ -204,7 +204,10 @@ impl PpiSummary {
             }
             estimate(side, gold, &primary.values[m], &model.values[m], members, w)
                 .ok()
-                .map(|e| e.combined)
+                .map(|e| PpiCombined {
+                    range: primary.metrics[m].family().range(),
+                    ..e.combined
+                })
         };
         let metrics = 0..primary.metrics.len();
         PpiSummary {
@@ -240,11 +243,129 @@ impl PpiSummary {
     }
 }
 
+/// Per part of [`estimate`] (same order), the lambda for the test that
+/// runs on the terms of [`pseudo_deltas`], in place of PPI++'s lambda for
+/// the estimator: the one that makes the test's reference spread smallest
+/// ([`ppi::spread_lambda`]; `centered` for a t-test or a bootstrap, which
+/// read the terms' spread around their mean, not for the sign-flip test,
+/// which reads their sum of squares). In a stratum of N model-graded
+/// queries, n verified, the terms are `lambda a_q + b_q` with
+/// `a_q = dm_q`, `b_q = 0` on an unverified query and
+/// `a_q = (1 - N/n) dm_q`, `b_q = (N/n) dp_q` on a verified one. Each
+/// stratum's terms depend on its own lambda only, so each is chosen apart
+/// (a stratum weight scales all its terms alike and moves no minimum;
+/// centered, the spread is taken within the stratum, as the stratified
+/// bootstrap resamples it). A stratum people-only for want of verified
+/// queries, and a part graded by people only, get 0.
+pub fn test_lambdas(
+    side: &PpiSide,
+    gold: &GoldSet,
+    people: &[f64],
+    model: &[f64],
+    members: &[usize],
+    centered: bool,
+) -> Vec<f64> {
+    let mut out = Vec::new();
+    for s in side.split(gold, members).iter().filter(|s| !s.is_empty()) {
+        if !s.model.is_empty() {
+            let lambda = if s.verified.len() < ppi::MIN_VERIFIED {
+                0.0
+            } else {
+                let scale = s.model.len() as f64 / s.verified.len() as f64;
+                let dm = |q: usize| side.model_of[q].map_or(0.0, |j| model[j]);
+                let verified: std::collections::HashSet<usize> = s.verified.iter().copied().collect();
+                let (mut a, mut b) = (
+                    Vec::with_capacity(s.model.len()),
+                    Vec::with_capacity(s.model.len()),
+                );
+                for &q in &s.model {
+                    if verified.contains(&q) {
+                        a.push((1.0 - scale) * dm(q));
+                        b.push(scale * people[q]);
+                    } else {
+                        a.push(dm(q));
+                        b.push(0.0);
+                    }
+                }
+                ppi::spread_lambda(&a, &b, centered)
+            };
+            out.push(lambda);
+        }
+        if !s.people.is_empty() {
+            out.push(0.0);
+        }
+    }
+    out
+}
+
+/// The effective number of verified queries of the test on `terms`
+/// (at the lambdas chosen) against the same test on `people_terms` (at
+/// lambda 0: the people-only test on the same verified queries, strata
+/// weighted alike): `n_verified x spread(people) / spread(terms)`, the
+/// spread being what the test reads (sum of squared terms for the
+/// sign-flip test, centered within strata for the t-test and bootstrap),
+/// each term weighted as the scope's mean weighs it. People-only needs
+/// about that many verified queries for the reference spread the PPI test
+/// has (the spread of a mean falls as 1/n). n_verified when the two
+/// spreads are equal (both 0 included), +inf when only the PPI one is 0.
+#[allow(clippy::too_many_arguments)]
+fn test_effective_n(
+    gold: &GoldSet,
+    members: &[usize],
+    weighting: Weighting,
+    terms: &[f64],
+    people_terms: &[f64],
+    centered: bool,
+    n_verified: usize,
+) -> f64 {
+    let mut size = vec![0usize; gold.strata.len()];
+    for &q in members {
+        size[gold.queries[q].stratum as usize] += 1;
+    }
+    let strata = size.iter().filter(|&&n| n > 0).count().max(1) as f64;
+    let weight = |q: usize| match weighting {
+        Weighting::Micro => 1.0,
+        Weighting::Macro => 1.0 / (strata * size[gold.queries[q].stratum as usize] as f64),
+    };
+    let spread = |t: &[f64]| -> f64 {
+        let mut sum = vec![0.0; gold.strata.len()];
+        let mut sq = vec![0.0; gold.strata.len()];
+        for &q in members {
+            let h = gold.queries[q].stratum as usize;
+            let x = weight(q) * t[q];
+            sum[h] += x;
+            sq[h] += x * x;
+        }
+        (0..size.len())
+            .filter(|&h| size[h] > 0)
+            .map(|h| {
+                if centered {
+                    (sq[h] - sum[h] * sum[h] / size[h] as f64).max(0.0)
+                } else {
+                    sq[h]
+                }
+            })
+            .sum()
+    };
+    let (with, without) = (spread(terms), spread(people_terms));
+    let n = n_verified as f64;
+    if with == without {
+        n
+    } else if with == 0.0 {
+        f64::INFINITY
+    } else {
+        without / with * n
+    }
+}
+
 /// A paired delta tested under `labels: ppi`, as the gate and compare test
-/// it: its PPI estimate, the configured test run on the per-query terms
+/// it: its PPI estimate at the lambdas chosen for the test
+/// ([`test_lambdas`]), the configured test run on the per-query terms
 /// whose mean is that estimate ([`pseudo_deltas`]), and the two means at
-/// the delta's lambdas (so current minus baseline is the delta).
+/// the same lambdas (so current minus baseline is the delta).
 pub struct TestedDelta {
+    /// The estimate at the test's lambdas; `test_effective_n` is the
+    /// test's effective number of verified queries.
     pub estimate: PpiCombined,
     pub inference: crate::stats::Inference,
     pub test: crate::config::TestKind,
@@ -259,6 +380,13 @@ pub struct TestedDelta {
 /// (primary values by primary query, model values by model-side query), in
 /// the units tested (a geometric mean's as logs). None when the scope
 /// cannot be estimated (see [`estimate`]).
+///
+/// Lambda is chosen for the test that runs, not for the estimator's
+/// variance (PPI++): with lambda 0 among the candidates, the test's
+/// reference spread is never wider than the people-only test's on the same
+/// verified queries (SPEC "Gating on model labels"). The mean, standard
+/// error and normal interval reported beside the test are PPI's at those
+/// lambdas; eval's means keep PPI++'s lambda.
 #[allow(clippy::too_many_arguments)]
 pub fn test_delta(
     side: &PpiSide,
@@ -273,12 +401,26 @@ pub fn test_delta(
     let members = &scopes[scope].members;
     let diff = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
     let (d, dm) = (diff(cur.0, base.0), diff(cur.1, base.1));
-    let est = estimate(side, gold, &d, &dm, members, settings.weighting).ok()?;
+    let centered =
+        crate::compare::test_for(settings.test, members.len()) != crate::config::TestKind::Randomization;
+    let lambdas = test_lambdas(side, gold, &d, &dm, members, centered);
+    let mut est = estimate_at(side, gold, &d, &dm, members, settings.weighting, &lambdas).ok()?;
     let at = |(p, m): (&[f64], &[f64])| {
         estimate_at(side, gold, p, m, members, settings.weighting, &est.lambdas)
             .map_or(f64::NAN, |e| e.combined.mean)
     };
     let terms = pseudo_deltas(side, gold, &d, &dm, members, &est.lambdas);
+    let zeros = vec![0.0; est.lambdas.len()];
+    let people_terms = pseudo_deltas(side, gold, &d, &dm, members, &zeros);
+    est.combined.test_effective_n = Some(test_effective_n(
+        gold,
+        members,
+        settings.weighting,
+        &terms,
+        &people_terms,
+        centered,
+        est.combined.n_verified,
+    ));
     let t = crate::compare::test_scope(
         gold,
         scopes,
@@ -301,6 +443,22 @@ pub fn test_delta(
             .iter()
             .all(|&q| d[q] >= 0.0 && side.model_of[q].is_none_or(|j| dm[j] >= 0.0)),
     })
+}
+
+/// A delta's estimate with the range its intervals are clipped to: what
+/// the metric's range leaves from the baseline's estimate (held within
+/// that range), as [`crate::compare::within_range`] clips the test's own
+/// interval. A geometric mean's delta is tested in logs: left unbounded.
+pub fn with_delta_range(e: PpiCombined, metric: &crate::metrics::Metric, baseline: f64) -> PpiCombined {
+    if crate::compare::geo::is_geometric(metric) || !baseline.is_finite() {
+        return e;
+    }
+    let (lo, hi) = metric.family().range();
+    let b = baseline.max(lo).min(hi);
+    PpiCombined {
+        range: (lo - b, hi - b),
+        ..e
+    }
 }
 
 /// Under `labels: ppi`, `compare`'s rows of one variant against the
@@ -370,7 +528,7 @@ pub fn compare_rows(
         r.upper_bound = fit(upper);
         r.cmp.ci_low = fit(r.cmp.ci_low);
         r.cmp.ci_high = fit(r.cmp.ci_high);
-        r.ppi = tested.map(|t| t.estimate);
+        r.ppi = tested.map(|t| with_delta_range(t.estimate, &metric, t.baseline));
     }
 }
 
@@ -461,5 +619,69 @@ mod tests {
         )
         .unwrap();
         assert!((d.combined.mean - 2.0 * e.combined.mean).abs() < 1e-12);
+    }
+
+    /// Lambda for the sign-flip test, by hand. Stratum a: N = 12
+    /// model-graded, n = 10 verified (N/n = 1.2). The terms are
+    /// `lambda a_q + b_q` with, on a verified query, `a = -0.2 dm`,
+    /// `b = 1.2 dp`, and on q11, q12 `a = dm`, `b = 0`. With dp = dm = 1 on
+    /// q1..q5, 0 on q6..q10, dm = 1 on q11 and q12:
+    /// sum a b = 5 (-0.2)(1.2) = -1.2, sum a^2 = 5 (0.04) + 2 = 2.2, so
+    /// lambda = 1.2 / 2.2 = 6/11. The terms are then 1.2 - 0.2 lambda =
+    /// 12/11 on q1..q5, lambda on q11, q12: sum of squares 5 (144/121) +
+    /// 2 (36/121) = 792/121; at lambda 0, 5 (1.44) = 7.2. The test's
+    /// effective n is n_verified x 7.2 / (792/121) = 1.1 n_verified, with
+    /// n_verified 12 (stratum a's 10 and stratum b's two people-only
+    /// queries, whose deltas of 0 add nothing to either spread).
+    #[test]
+    fn test_lambda_and_effective_n_by_hand() {
+        let p = gold();
+        let side = p.ppi.as_ref().unwrap();
+        let mut dp = vec![0.0; 14];
+        let mut dm = vec![0.0; 12];
+        for q in 0..5 {
+            dp[q] = 1.0;
+            dm[q] = 1.0;
+        }
+        dm[10] = 1.0;
+        dm[11] = 1.0;
+        let all: Vec<usize> = (0..14).collect();
+        let l = test_lambdas(side, &p.gold, &dp, &dm, &all, false);
+        assert_eq!(l.len(), 2);
+        assert!((l[0] - 6.0 / 11.0).abs() < 1e-12, "{l:?}");
+        assert_eq!(l[1], 0.0);
+        let terms = pseudo_deltas(side, &p.gold, &dp, &dm, &all, &l);
+        let zero = pseudo_deltas(side, &p.gold, &dp, &dm, &all, &[0.0, 0.0]);
+        let n = test_effective_n(&p.gold, &all, Weighting::Micro, &terms, &zero, false, 12);
+        assert!((n - 12.0 * 7.2 / (792.0 / 121.0)).abs() < 1e-9, "{n}");
+        // The mean of the terms is the estimate at that lambda.
+        let e = estimate_at(side, &p.gold, &dp, &dm, &all, Weighting::Micro, &l).unwrap();
+        let mean = terms.iter().sum::<f64>() / 14.0;
+        assert!((e.combined.mean - mean).abs() < 1e-12);
+    }
+
+    /// A judge whose grades moved where people's did not: every model delta
+    /// is +1 and every verified people delta 0. The model's terms would only
+    /// add spread (sum a b = 0): lambda 0, the people-only test, effective n
+    /// = n verified. PPI++'s lambda here is 0 too (no covariance); with
+    /// people's deltas -1 on the verified queries instead (the model's
+    /// offset moving against them), sum a b = 10 (-0.2)(-1.2) > 0 pushes
+    /// lambda below 0, clipped to 0.
+    #[test]
+    fn a_moving_bias_gets_lambda_zero() {
+        let p = gold();
+        let side = p.ppi.as_ref().unwrap();
+        let all: Vec<usize> = (0..14).collect();
+        let dm = vec![1.0; 12];
+        for v in [0.0, -1.0] {
+            let mut dp = vec![0.0; 14];
+            for q in dp.iter_mut().take(10) {
+                *q = v;
+            }
+            for centered in [false, true] {
+                let l = test_lambdas(side, &p.gold, &dp, &dm, &all, centered);
+                assert_eq!(l[0], 0.0, "{v} {centered}");
+            }
+        }
     }
 }

@@ -189,8 +189,12 @@ impl Prepared {
                 p
             }
             LabelMode::Ppi => {
-                gold.check_ppi_ready()?;
+                for note in gold.check_ppi_ready()? {
+                    warnings.push(note);
+                }
                 check_strata_verified(&gold)?;
+                // PPI's people side is exactly the recorded draw.
+                let drawn = gold.drawn();
                 let primary = gold.view(LabelView::Model)?;
                 let model = gold.view(LabelView::PpiModel)?;
                 let mut next = 0;
@@ -203,7 +207,7 @@ impl Prepared {
                     })
                     .collect();
                 let verified = (0..gold.len())
-                    .map(|i| model_of[i].is_some() && gold.labeling.is_verified(i))
+                    .map(|i| model_of[i].is_some() && drawn[i] && gold.labeling.is_verified(i))
                     .collect();
                 let model = Prepared::new(model, Warnings::default(), metrics.clone(), relevance_level);
                 let mut p = Prepared::new(primary, warnings, metrics, relevance_level);
@@ -283,11 +287,11 @@ impl Prepared {
 fn check_strata_verified(gold: &GoldSet) -> Result<()> {
     let mut graded = vec![0usize; gold.strata.len()];
     let mut verified = vec![0usize; gold.strata.len()];
-    for i in 0..gold.len() {
+    for (i, drawn) in gold.drawn().into_iter().enumerate() {
         if gold.labeling.model_labels(i).is_some() {
             let h = gold.queries[i].stratum as usize;
             graded[h] += 1;
-            if gold.labeling.is_verified(i) {
+            if drawn && gold.labeling.is_verified(i) {
                 verified[h] += 1;
             }
         }

@@ -34,7 +34,7 @@ __version__: str = _rgate.__version__
 _API = {"Comparison", "Evaluation", "GateOutcome", "compare", "evaluate", "gate"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> "object":
     # The API (and json, copy, warnings with it) is imported on first use:
     # the `rgate` console script imports this package and needs none of it,
     # and every import is start-up time of every command (README, "From
@@ -46,7 +46,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'rgate' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> "list[str]":
     return sorted(set(globals()) | _API)
 
 __all__ = [

@@ -8,22 +8,67 @@ command's ``--format json`` report, key for key and value for value.
 from __future__ import annotations
 
 import copy
+import functools
+import html
 import json
 import os
+import sys
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from rgate import _rgate
 from rgate._errors import RgateError, RgateWarning
 from rgate._inputs import gold_spec, metric_list, run_spec, strata_list
 
+if TYPE_CHECKING:
+    import pandas
+
 PathLike = Union[str, "os.PathLike[str]"]
+"""A path: a ``str`` or any ``os.PathLike[str]`` (``pathlib.Path``)."""
+
+Metrics = Union[None, str, Iterable[str]]
+"""Metric names as the command line takes them: one string (comma-separated
+allowed), any iterable of strings, or ``None`` for the defaults."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _caller_level() -> int:
+    """``warnings.warn``'s stacklevel that names the first frame outside the
+    rgate package: the user's line, whether they called ``rgate.gate`` or
+    ``rgate.testing.assert_no_regression`` (issue 50: a warning pointing
+    into rgate/testing.py tells the user nothing)."""
+    level = 1
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "rgate":
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _warn(messages: Sequence[str]) -> None:
+    if not messages:
+        return
+    level = _caller_level()
     for m in messages:
-        # stacklevel 3: the line of the caller's evaluate()/compare()/gate().
-        warnings.warn(m, RgateWarning, stacklevel=3)
+        warnings.warn(m, RgateWarning, stacklevel=level)
+
+
+def _public(fn: _F) -> _F:
+    """An entry point whose refusals show the caller's line, not rgate's
+    internal frames: an RgateError is raised again from here with the
+    frames below cut off (Python keeps this one frame; pytest hides it too,
+    through ``__tracebackhide__``). Its ``__cause__`` is kept."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841 (read by pytest)
+        try:
+            return fn(*args, **kwargs)
+        except RgateError as e:
+            raise e.with_traceback(None) from e.__cause__
+
+    return entry  # type: ignore[return-value]
 
 
 def _native(fn, *args):
@@ -78,6 +123,45 @@ def _runs(runs: Optional[Mapping[str, Any]]) -> list:
     return [] if runs is None else [(str(name), run_spec(r)) for name, r in runs.items()]
 
 
+_LABELS = ("people", "model", "ppi")
+
+# The longest shown part of a value an error names: a 1 MB string passed by
+# mistake is named by its start and its length, not echoed whole.
+_SHOWN = 200
+
+
+def _shown(value: Any) -> str:
+    """The caller's object named without running its code (``object``'s
+    repr: type and address), cut to 200 characters."""
+    try:
+        text = object.__repr__(value)
+    except Exception:
+        text = type(value).__name__
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def _labels(value: Any, optional: bool = False) -> Optional[str]:
+    """``labels=``, validated as the command line's ``--labels``: exactly a
+    ``str`` that is ``people``, ``model`` or ``ppi`` (``None`` too where the
+    argument is optional). Nothing else is converted: an object whose
+    ``str()`` says ``"ppi"`` is not a label mode, and its ``__str__`` is
+    never called."""
+    if value is None and optional:
+        return None
+    if type(value) is str and value in _LABELS:
+        return value
+    if type(value) is str:
+        cut = value if len(value) <= _SHOWN else f"{value[:_SHOWN]}… ({len(value)} characters)"
+        raise RgateError(
+            f"unknown labels `{cut}`: people, model or ppi",
+            "pass labels='people', 'model' or 'ppi'",
+        )
+    raise RgateError(
+        f"labels is a str (people, model or ppi), not {type(value).__name__}: {_shown(value)}",
+        "pass labels='people', 'model' or 'ppi'",
+    )
+
+
 def _correction(correction: Any) -> str:
     if not isinstance(correction, str) or correction not in ("holm", "bh", "none"):
         raise RgateError(
@@ -96,7 +180,7 @@ def _mapping(runs: Any) -> Mapping:
     return runs
 
 
-def _pandas():
+def _pandas() -> Any:
     try:
         import pandas
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -104,12 +188,81 @@ def _pandas():
     return pandas
 
 
+def _asked_names(metrics: List[str]) -> Dict[str, str]:
+    """rgate's name of each metric -> the spelling the caller asked for it
+    by (``"RR"`` for ``mrr``, ``"P@5"`` for ``precision@5``), so DataFrame
+    columns read as the caller wrote them. Only spellings that differ; the
+    first spelling of a metric asked for twice wins."""
+    out: Dict[str, str] = {}
+    for m in metrics:
+        for word in m.split(","):
+            word = word.strip()
+            if not word:
+                continue
+            try:
+                name = _rgate.metric_name(word)
+            except Exception:  # the native call refused it already, or will
+                continue
+            if name != word and name not in out:
+                out[name] = word
+    return out
+
+
+def _names_option(names: str) -> bool:
+    """``to_pandas(names=...)``: True for the caller's spellings."""
+    if not isinstance(names, str) or names not in ("asked", "rgate"):
+        raise RgateError(
+            f"names={_short(names)}: to_pandas names metrics as asked or as rgate names them",
+            "pass names='asked' (the spellings you passed, the default) or names='rgate' (the JSON report's keys)",
+        )
+    return names == "asked"
+
+
+def _short(v: Any, limit: int = 80) -> str:
+    """``repr(v)`` cut to ``limit`` characters: an error message stays short
+    whatever the value (issue 50: a 1 MB value was echoed whole)."""
+    try:
+        r = repr(v)
+    except Exception:
+        r = f"<{type(v).__name__}>"
+    return r if len(r) <= limit else r[: limit - 1] + "…"
+
+
+def _cell(v: Any) -> str:
+    """A value as a report cell: numbers to four decimals (trec_eval's
+    precision), None as a dash, text escaped."""
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return html.escape(str(v), quote=True)
+
+
+def _html_table(caption: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A self-contained HTML table (no script, no style sheet, every value
+    escaped) for Jupyter's ``_repr_html_``."""
+    head = "".join(f'<th style="text-align:left">{html.escape(h)}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f"<table><caption style=\"text-align:left\">{html.escape(caption)}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+# Rows shown in a notebook: a 70,000-query comparison must not print 70,000
+# rows; to_pandas() has them all.
+_HTML_ROWS = 200
+
+
 class _Report:
     """A report: the command line's JSON as a dict, its table as the repr."""
 
-    def __init__(self, data: Dict[str, Any], table: str) -> None:
+    def __init__(self, data: Dict[str, Any], table: str, asked: Optional[Dict[str, str]] = None) -> None:
         self._data = data
         self._table = table.rstrip("\n")
+        self._asked: Dict[str, str] = asked or {}
 
     def to_dict(self) -> Dict[str, Any]:
         """The command line's ``--format json`` report, as a new dict."""
@@ -118,8 +271,11 @@ class _Report:
     def __repr__(self) -> str:
         return self._table
 
-    def _repr_pretty_(self, p, cycle) -> None:  # IPython shows the table as is
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython shows the table as is
         p.text(self._table)
+
+    def _shown(self, name: str, asked: bool = True) -> str:
+        return self._asked.get(name, name) if asked else name
 
 
 class Evaluation(_Report):
@@ -132,15 +288,18 @@ class Evaluation(_Report):
 
     @property
     def metrics(self) -> Dict[str, Dict[str, float]]:
+        """rgate's name of each metric -> its mean per scope."""
         return copy.deepcopy(self._data["metrics"])
 
     @property
     def per_query(self) -> Optional[List[Dict[str, Any]]]:
+        """Each query's values (``per_query=True``), keyed as the JSON report."""
         rows = self._data.get("per_query")
         return copy.deepcopy(rows) if rows is not None else None
 
     @property
     def warnings(self) -> List[str]:
+        """The command's warnings (also raised as :class:`RgateWarning`)."""
         return list(self._data.get("warnings", []))
 
     def __getitem__(self, metric: str) -> float:
@@ -151,16 +310,39 @@ class Evaluation(_Report):
             metric = _native(_rgate.metric_name, metric)
         if metric not in metrics:
             raise KeyError(f"{metric} was not computed (computed: {', '.join(metrics)})")
-        return metrics[metric]["all"]
+        value: float = metrics[metric]["all"]
+        return value
 
-    def to_pandas(self):
+    def _scopes(self) -> List[str]:
+        """The scopes that say something: ``all`` alone when the gold set
+        has one stratum (its stratum and the macro mean are ``all`` again),
+        else ``all``, each stratum, ``macro``."""
+        first = next(iter(self._data["metrics"].values()), {})
+        scopes = list(first)
+        strata = [s for s in scopes if s not in ("all", "macro")]
+        return ["all"] if len(strata) <= 1 else scopes
+
+    def to_pandas(self, names: str = "asked") -> "pandas.DataFrame":
         """Per query (with ``per_query=True``): one row per query, indexed by
-        ``query_id``; otherwise one row per metric, one column per scope."""
+        ``query_id``; otherwise one row per metric, one column per scope
+        (``all`` alone when the gold set has one stratum). Metrics are named
+        as you asked for them (``"RR"`` stays ``RR``); ``names="rgate"``
+        names them as the JSON report does (``mrr``)."""
+        asked = _names_option(names)
         pd = _pandas()
         rows = self._data.get("per_query")
         if rows is not None:
-            return pd.DataFrame(rows).set_index("query_id")
-        return pd.DataFrame(self._data["metrics"]).T
+            df = pd.DataFrame(rows).set_index("query_id")
+            return df.rename(columns={k: self._shown(k, asked) for k in self._data["metrics"]})
+        scopes = self._scopes()
+        table = {self._shown(m, asked): {s: v[s] for s in scopes} for m, v in self._data["metrics"].items()}
+        return pd.DataFrame(table).T[scopes]
+
+    def _repr_html_(self) -> str:
+        scopes = self._scopes()
+        rows = [[self._shown(m)] + [v.get(s) for s in scopes] for m, v in self._data["metrics"].items()]
+        caption = f"rgate eval: {self._data.get('queries', '?')} queries"
+        return _html_table(caption, ["metric", *scopes], rows)
 
 
 class Comparison(_Report):
@@ -172,23 +354,43 @@ class Comparison(_Report):
 
     @property
     def checks(self) -> List[Dict[str, Any]]:
+        """Every (run, metric, stratum) row, with ``run`` added."""
         return [dict(c, run=r["name"]) for r in self._data["runs"] for c in r["checks"]]
 
     @property
     def means(self) -> Dict[str, Dict[str, float]]:
+        """Each run's mean per metric, the baseline's first."""
         out = {self._data["baseline_run"]["name"]: dict(self._data["baseline_run"]["means"])}
         for r in self._data["runs"]:
             out[r["name"]] = dict(r["means"])
         return out
 
-    def to_pandas(self):
+    def to_pandas(self, names: str = "asked") -> "pandas.DataFrame":
         """One row per check: run, metric, stratum, baseline, current,
-        delta, ci_low, ci_high, p_value, p_adjusted, ..."""
+        delta, ci_low, ci_high, p_value, p_adjusted, ... Metrics are named
+        as you asked for them; ``names="rgate"`` as the JSON report does."""
+        asked = _names_option(names)
         pd = _pandas()
-        rows = [{k: v for k, v in c.items() if k != "skew"} for c in self.checks]
+        rows = [
+            {k: (self._shown(v, asked) if k == "metric" else v) for k, v in c.items() if k != "skew"}
+            for c in self.checks
+        ]
         front = ["run", "metric", "stratum"]
         df = pd.DataFrame(rows)
-        return df[front + [c for c in df.columns if c not in front]]
+        return df[front + [c for c in df.columns if c not in front]] if rows else df
+
+    def _repr_html_(self) -> str:
+        checks = self.checks
+        rows = [
+            [c["run"], self._shown(c["metric"]), c["stratum"], c.get("baseline"), c.get("current"),
+             c.get("delta"), c.get("ci_low"), c.get("ci_high"), c.get("p_adjusted")]
+            for c in checks[:_HTML_ROWS]
+        ]
+        caption = f"rgate compare: {len(self._data['runs'])} run(s) against {self._data['baseline_run']['name']}"
+        if len(checks) > _HTML_ROWS:
+            caption += f" (first {_HTML_ROWS} of {len(checks)} rows; to_pandas() has all)"
+        header = ["run", "metric", "stratum", "baseline", "current", "delta", "ci_low", "ci_high", "p_adjusted"]
+        return _html_table(caption, header, rows)
 
 
 class GateOutcome(_Report):
@@ -196,7 +398,7 @@ class GateOutcome(_Report):
     ``"fail"``, ``exit_code`` the command's (0 or 1), ``checks`` and
     ``flips`` every retriever's, ``report(format)`` the report in any of the
     command's formats (``table``, ``json``, ``markdown``, ``csv``,
-    ``junit``)."""
+    ``junit``, ``html``)."""
 
     def __init__(self, native: Any) -> None:
         self._native = native
@@ -204,22 +406,29 @@ class GateOutcome(_Report):
 
     @property
     def verdict(self) -> str:
-        return self._data["verdict"]
+        """``"pass"`` or ``"fail"``."""
+        verdict: str = self._data["verdict"]
+        return verdict
 
     @property
     def exit_code(self) -> int:
-        return self._native.exit_code()
+        """The command's exit code: 0 pass, 1 fail."""
+        code: int = self._native.exit_code()
+        return code
 
     @property
     def checks(self) -> List[Dict[str, Any]]:
+        """Every retriever's checks, with ``retriever`` added."""
         return [dict(c, retriever=r["name"]) for r in self._data["retrievers"] for c in r["checks"]]
 
     @property
     def flips(self) -> List[Dict[str, Any]]:
+        """Every retriever's queries that flipped, with ``retriever`` added."""
         return [dict(f, retriever=r["name"]) for r in self._data["retrievers"] for f in r["flips"]]
 
     @property
     def warnings(self) -> List[str]:
+        """The gate's warnings, a retriever's prefixed with its name."""
         out = list(self._data.get("warnings", []))
         for r in self._data["retrievers"]:
             out.extend(f"{r['name']}: {w}" for w in r.get("warnings", []))
@@ -229,9 +438,11 @@ class GateOutcome(_Report):
         """The report as ``rgate gate --format FORMAT`` prints it (without
         colour). An unknown format, or one that is not a string, is an
         RgateError like every other refusal."""
-        return _native(self._native.render, format)
+        __tracebackhide__ = True  # noqa: F841 (read by pytest)
+        text: str = _native(self._native.render, format)
+        return text
 
-    def to_pandas(self):
+    def to_pandas(self) -> "pandas.DataFrame":
         """One row per check: retriever, metric, stratum, baseline, current,
         delta, the interval, p-values, tolerance and verdict."""
         pd = _pandas()
@@ -240,11 +451,26 @@ class GateOutcome(_Report):
         df = pd.DataFrame(rows)
         return df[front + [c for c in df.columns if c not in front]] if rows else df
 
+    def _repr_html_(self) -> str:
+        # The failing checks first, as every report of the gate leads.
+        checks = sorted(self.checks, key=lambda c: c.get("verdict") != "fail")
+        rows = [
+            [c["retriever"], c["metric"], c["stratum"], c.get("baseline"), c.get("current"),
+             c.get("delta"), c.get("verdict")]
+            for c in checks[:_HTML_ROWS]
+        ]
+        caption = f"rgate gate: {self.verdict.upper()}"
+        if len(checks) > _HTML_ROWS:
+            caption += f" (first {_HTML_ROWS} of {len(checks)} checks; to_pandas() has all)"
+        header = ["retriever", "metric", "stratum", "baseline", "current", "delta", "verdict"]
+        return _html_table(caption, header, rows)
 
+
+@_public
 def evaluate(
     gold: Any,
     run: Any,
-    metrics: Union[None, str, Sequence[str]] = None,
+    metrics: Metrics = None,
     *,
     per_query: bool = False,
     relevance_level: int = 1,
@@ -274,6 +500,10 @@ def evaluate(
     default metrics. Warnings go through :mod:`warnings` as
     :class:`rgate.RgateWarning`; bad input raises :class:`rgate.RgateError`.
 
+    ``relevance_level``: the lowest grade counted relevant (an integer, 1
+    by default). ``by_stratum``: report each stratum's mean and the macro
+    mean too. ``strata``: a mapping or a pandas Series ``{qid: stratum}``.
+
     ``labels`` (``rgate eval --labels``): ``"people"`` scores people's labels
     only; ``"model"`` the model's grades wherever no person graded (biased
     by the model's errors); ``"ppi"`` a prediction-powered estimate from a
@@ -291,27 +521,29 @@ def evaluate(
     >>> ev.to_dict()["queries"]
     2
     """
+    names = _read("metrics", metric_list, metrics)
     text, table, warns = _native(
         _rgate.evaluate,
         _read("gold", gold_spec, gold),
         _read("strata", strata_list, strata),
         _read("run", run_spec, run),
-        _read("metrics", metric_list, metrics),
+        names,
         _read("per_query", bool, per_query),
         # Numbers go over as they are: the native module reads them as the
         # command line reads its arguments (no int() that turns 1.9 into 1).
         relevance_level,
         _read("by_stratum", bool, by_stratum),
-        _read("labels", str, labels),
+        _labels(labels),
     )
     _warn(warns)
-    return Evaluation(json.loads(text), table)
+    return Evaluation(json.loads(text), table, _asked_names(names))
 
 
+@_public
 def compare(
     gold: Any,
     runs: Mapping[str, Any],
-    metrics: Union[None, str, Sequence[str]] = None,
+    metrics: Metrics = None,
     *,
     test: str = "randomization",
     resamples: int = 10000,
@@ -337,6 +569,14 @@ def compare(
     ``labels``: ``people``, ``model`` or ``ppi``, as :func:`evaluate`'s
     (``rgate compare --labels``).
 
+    ``alpha``: the level each adjusted p-value is held to (``--alpha``,
+    default 0.05). ``relevance_level``: the lowest grade counted relevant
+    (``--relevance-level``, default 1; an integer). ``by_stratum``: rows per
+    stratum and the macro mean too, besides ``all``. ``strata``: an
+    in-memory gold set's strata, as :func:`evaluate`'s. ``resamples``: the
+    test's resamples (bootstrap, randomization). ``metrics``: as
+    :func:`evaluate`'s; ``to_pandas()`` names them as you spelled them.
+
     >>> import rgate
     >>> qrels = {f"q{i}": {"a": 1} for i in range(30)}
     >>> base = {f"q{i}": ["b", "a"] for i in range(30)}
@@ -347,12 +587,13 @@ def compare(
     """
     correction = _read("correction", _correction, correction)
     runs = _read("runs", _mapping, runs)
+    names = _read("metrics", metric_list, metrics)
     text, table, warns = _native(
         _rgate.compare,
         _read("gold", gold_spec, gold),
         _read("strata", strata_list, strata),
         _read("runs", _runs, runs),
-        _read("metrics", metric_list, metrics),
+        names,
         test,
         # As evaluate's relevance_level: read natively, as the CLI reads them.
         resamples,
@@ -362,12 +603,13 @@ def compare(
         relevance_level,
         _read("by_stratum", bool, by_stratum),
         correction,
-        _read("labels", str, labels),
+        _labels(labels),
     )
     _warn(warns)
-    return Comparison(json.loads(text), table)
+    return Comparison(json.loads(text), table, _asked_names(names))
 
 
+@_public
 def gate(
     config: Optional[PathLike] = None,
     *,
@@ -400,7 +642,7 @@ def gate(
         _read("runs", _runs, runs),
         _read("candidates", _runs, candidates),
         baseline_ref,
-        _read("labels", lambda v: None if v is None else str(v), labels),
+        _labels(labels, optional=True),
     )
     outcome = GateOutcome(native)
     _warn(outcome.warnings)

@@ -25,7 +25,7 @@ class RgateError(ValueError):
         self.message = message
         self.hint = hint
 
-    def __reduce__(self):  # pickles with its two fields, as raised
+    def __reduce__(self) -> "tuple[type[RgateError], tuple[str, str | None]]":  # pickles with its two fields, as raised
         return (type(self), (self.message, self.hint))
 
 

@@ -109,18 +109,39 @@ def run_spec(run: Any) -> tuple:
     )
 
 
-def strata_list(strata: Optional[Mapping]) -> Optional[list]:
+def strata_list(strata: Any) -> Optional[list]:
+    """``{qid: stratum}`` as pairs. Any mapping, or anything with mapping's
+    ``items()`` (a pandas Series indexed by query id, as
+    ``df.set_index("qid")["category"]`` gives: issue 50). A stratum that is
+    missing (None, NaN) is refused naming its query: ``str()`` would make
+    it a stratum called "nan"."""
     if strata is None:
         return None
-    if not isinstance(strata, Mapping):
+    items = getattr(strata, "items", None)
+    if isinstance(strata, (str, bytes)) or not callable(items):
         raise RgateError(
-            f"strata is a dict {{qid: stratum}}, not {type(strata).__name__}",
-            "pass strata={'q1': 'how-to', ...}",
+            f"strata is a mapping {{qid: stratum}} or a pandas Series, not {type(strata).__name__}",
+            "pass strata={'q1': 'how-to', ...} or strata=df.set_index('query_id')['stratum']",
         )
-    return [(str(q), str(s)) for q, s in strata.items()]
+    out = []
+    for q, s in items():
+        if s is None or (isinstance(s, float) and s != s):
+            raise RgateError(
+                f"strata: query `{_clip(str(q))}` has no stratum ({s!r})",
+                "give every listed query a stratum, or leave the query out (it goes to `default`)",
+            )
+        out.append((str(q), str(s)))
+    return out
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """A user's value cut for a message: errors stay short whatever the input."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def metric_list(metrics: Any) -> List[str]:
+    """Metric names: a string (comma-separated allowed), any iterable of
+    them (a list, a tuple, a generator, a pandas Index), or None."""
     if metrics is None:
         return []
     if isinstance(metrics, str):

@@ -180,6 +180,20 @@ fn bad(what: impl Into<String>) -> PyErr {
     PyValueError::new_err(what.into())
 }
 
+/// `e` with `whose: ` before its message when it is a refused value (a
+/// ValueError from [`bad`] or the value checks): a document id or a score
+/// that names neither its query nor its retriever leaves the caller to
+/// search a 70,000-query dict (issue 50). Other exceptions (an
+/// interrupt, the caller's own) pass as they are.
+fn in_context(py: Python<'_>, e: PyErr, whose: &str) -> PyErr {
+    if e.get_type(py).is(py.get_type::<PyValueError>()) {
+        let message = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
+        bad(format!("{whose}: {message}"))
+    } else {
+        e
+    }
+}
+
 fn key(k: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     if let Ok(s) = k.extract::<String>() {
         return Ok(s);
@@ -328,6 +342,15 @@ fn rows<'py>(
 /// `("rows", name, qids, docs, scores)`. `name`, when given, replaces the
 /// shape's own (compare's and the gate's runs are named by their keys).
 fn run_source(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSource> {
+    // compare's and the gate's runs are named by the caller's keys: a
+    // refused value says whose run it is in.
+    run_source_as(spec, name).map_err(|e| match name {
+        Some(n) => in_context(spec.py(), e, n),
+        None => e,
+    })
+}
+
+fn run_source_as(spec: &Bound<'_, PyTuple>, name: Option<&str>) -> PyResult<RunSource> {
     let kind: String = spec.get_item(0)?.extract()?;
     let name = match name {
         Some(n) => n.to_string(),
@@ -439,7 +462,16 @@ fn evaluate(
 
 /// `labels=`: the command line's `--labels` spellings.
 fn labels_named(name: &str) -> PyResult<LabelMode> {
-    LabelMode::parse(name).ok_or_else(|| bad(format!("unknown labels `{name}`: people, model or ppi")))
+    LabelMode::parse(name).ok_or_else(|| {
+        // A 1 MB value passed by mistake is named by its start.
+        let shown: String = name.chars().take(200).collect();
+        let more = if name.chars().count() > 200 {
+            format!("… ({} characters)", name.chars().count())
+        } else {
+            String::new()
+        };
+        bad(format!("unknown labels `{shown}{more}`: people, model or ppi"))
+    })
 }
 
 fn test_named(name: &str) -> PyResult<TestKind> {

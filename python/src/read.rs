@@ -34,7 +34,7 @@ type GradedGold = Vec<(String, Vec<(String, i32)>)>;
 
 use rgate::run::memory::{Packed, Ranked, RowsBuilder};
 
-use crate::bad;
+use crate::{bad, in_context};
 
 /// What a container's size must stay while it is read.
 fn unchanged(now: ffi::Py_ssize_t, was: ffi::Py_ssize_t, what: &str) -> PyResult<()> {
@@ -214,7 +214,15 @@ impl<'py> Reader<'py> {
                 f(self, &key, v)?;
             } else {
                 let value = unsafe { Bound::from_borrowed_ptr(self.py, v) };
-                unsafe { self.id(k, id_what, &mut key)? };
+                // A document id's container names its query ("query `q1`'s
+                // dict"); the top-level dict's ids are the queries themselves.
+                unsafe { self.id(k, id_what, &mut key) }.map_err(|e| {
+                    if what.starts_with("query ") {
+                        in_context(self.py, e, what)
+                    } else {
+                        e
+                    }
+                })?;
                 f(self, &key, value.as_ptr())?;
             }
             if self.slow != before {
@@ -302,7 +310,8 @@ impl<'py> Reader<'py> {
             let mut doc = String::new();
             r.each_in_list(&docs, qid, |r, item| {
                 doc.clear();
-                unsafe { r.id(item, "a document id", &mut doc)? };
+                unsafe { r.id(item, "a document id", &mut doc) }
+                    .map_err(|e| in_context(r.py, e, &format!("query `{qid}`")))?;
                 p.push(&doc, 0.0);
                 Ok(())
             })?;
@@ -345,7 +354,8 @@ impl<'py> Reader<'py> {
             let mut l = Vec::new();
             r.each_in_list(&docs, qid, |r, item| {
                 let mut doc = String::new();
-                unsafe { r.id(item, "a document id", &mut doc)? };
+                unsafe { r.id(item, "a document id", &mut doc) }
+                    .map_err(|e| in_context(r.py, e, &format!("query `{qid}`")))?;
                 l.push((doc, 1));
                 Ok(())
             })?;

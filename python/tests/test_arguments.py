@@ -151,7 +151,12 @@ class BadFloat(int):
     [
         # Issue 41, item 14: "a query id must be a string, not str".
         ({"q1": {"a": 1}}, {"\ud800": ["a"]}, "a query id '\\ud800' holds a lone surrogate, which is not text"),
-        ({"q1": {"a": 1}}, {"q1": {Id("b\udcff"): 0.5}}, "a document id 'b\\udcff' holds a lone surrogate"),
+        (
+            {"q1": {"a": 1}},
+            {"q1": {Id("b\udcff"): 0.5}},
+            # Issue 50: and names the query.
+            "query `q1`'s dict: a document id 'b\\udcff' holds a lone surrogate",
+        ),
         # Issue 41, item 14: "a score is a number, not 2".
         (
             {"q1": {"a": 1}},

@@ -43,3 +43,18 @@ def test_exit_codes_pass_regression_error(at_root):
 def test_python_dash_m_runs_the_same_entry(at_root):
     got = subprocess.run([sys.executable, "-m", "rgate._cli", "--version"], capture_output=True, text=True)
     assert got.stdout == f"rgate {CARGO_VERSION}\n"
+
+
+def test_python_dash_m_rgate_is_the_command(at_root):
+    """`python -m rgate` (issue 50): the package runs as the command, with
+    the command's output and exit codes."""
+    got = subprocess.run([sys.executable, "-m", "rgate", "--version"], capture_output=True, text=True)
+    assert (got.returncode, got.stdout) == (0, f"rgate {CARGO_VERSION}\n")
+    failed = subprocess.run(
+        [sys.executable, "-m", "rgate", "gate", "--run", "hybrid=config/demo/runs/hybrid-regressed.jsonl"],
+        capture_output=True,
+        text=True,
+    )
+    assert failed.returncode == 1 and "FAIL" in failed.stdout
+    usage = subprocess.run([sys.executable, "-m", "rgate", "--no-such-flag"], capture_output=True, text=True)
+    assert usage.returncode == 2 and usage.stdout == "" and "--no-such-flag" in usage.stderr

@@ -26,3 +26,15 @@ def test_type_stubs_and_the_typed_marker_are_installed():
     assert (package / "_rgate.pyi").is_file()
     for f in (rgate.evaluate, rgate.compare, rgate.gate):
         assert ">>> " in f.__doc__
+
+
+def test_the_readmes_notebook_example_runs():
+    """The README's Series-strata example (issue 50), as doctest runs it."""
+    pytest.importorskip("pandas")
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index(">>> import pandas as pd, rgate")
+    block = readme[start : readme.index("```", start)]
+    test = doctest.DocTestParser().get_doctest(block, {}, "README notebook example", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries == 6

@@ -195,3 +195,41 @@ def test_compare_labels_equal_the_command_line(tmp_path, monkeypatch):
     # Under ppi the baseline's mean is the PPI estimate of hit_rate@1 (the
     # variant's is 1 on every query, by both label sets).
     assert got["baseline_run"]["means"]["hit_rate@1"] == pytest.approx(est, abs=1e-9)
+
+
+class _LooksLikePpi:
+    """An object whose str() is "ppi": not a label mode."""
+
+    def __str__(self):
+        return "ppi"
+
+
+class _StrSubclass(str):
+    pass
+
+
+@pytest.mark.parametrize("value", [_LooksLikePpi(), _StrSubclass("ppi"), b"ppi", 1, ["ppi"]])
+def test_labels_are_only_the_three_strings(tmp_path, monkeypatch, value):
+    # As the command line's --labels: only the str "people", "model" or
+    # "ppi"; a look-alike is refused without its __str__ being trusted.
+    monkeypatch.chdir(tmp_path)
+    gold, run = write_fixture(tmp_path)
+    with pytest.raises(rgate.RgateError) as info:
+        rgate.evaluate(gold, run, ["hit_rate@1"], labels=value)
+    assert info.value.message.startswith("labels is a str (people, model or ppi), not ")
+    with pytest.raises(rgate.RgateError):
+        rgate.gate("rgate.yaml", labels=value)
+    with pytest.raises(rgate.RgateError):
+        rgate.compare(gold, {"a": run, "b": run}, ["hit_rate@1"], labels=value)
+
+
+def test_a_huge_bad_labels_value_is_not_echoed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    gold, run = write_fixture(tmp_path)
+    huge = "x" * 1_000_000
+    with pytest.raises(rgate.RgateError) as info:
+        rgate.evaluate(gold, run, ["hit_rate@1"], labels=huge)
+    msg = str(info.value)
+    assert len(msg) < 400, len(msg)
+    assert "(1000000 characters)" in msg
+    assert info.value.message.startswith("unknown labels `" + "x" * 200 + "…")

@@ -17,11 +17,12 @@ use crate::metrics::Metric;
 /// The newest baseline schema this rgate reads. A file is written at the
 /// oldest version that holds it: 1 unless it stores two stages or span
 /// places (2) or the depth of a run it stores cut (3), so a baseline
-/// or the model's values of a `labels: ppi` gate (4), so a baseline
+/// or the model's values of a `labels: ppi` gate (4), or a labels mode
+/// the rest of the file does not imply (5: `gold.labels`), so a baseline
 /// without them stays readable by an rgate that predates them, and one
 /// with them is refused by that rgate as newer (SPEC "Baseline store")
 /// instead of misread as corrupt.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredQuery {
@@ -123,6 +124,13 @@ pub struct Baseline {
     /// With `labels: ppi`: the fingerprint of the model's side of the gold
     /// set (its grades), under which `model_values` hold.
     pub model_fingerprint: Option<String>,
+    /// The labels mode the values were scored under (`gold.labels` in the
+    /// file, written when it is not `people`; a file without it is
+    /// `people`, or `ppi` when it holds a model fingerprint). The gold
+    /// fingerprint is of the gold set as the mode sees it, so a switch of
+    /// mode alone moves it: the gate names the switch for what it is
+    /// rather than "the gold set changed".
+    pub labels: crate::gold::LabelMode,
 }
 
 // ---- the file format ---------------------------------------------------------
@@ -166,6 +174,8 @@ struct RawGold {
     queries: usize,
     #[serde(default)]
     model_fingerprint: Option<String>,
+    #[serde(default)]
+    labels: Option<crate::gold::LabelMode>,
 }
 
 #[derive(Deserialize)]
@@ -467,6 +477,10 @@ impl Baseline {
             span_coverage: raw.span_coverage,
             aggregates,
             queries,
+            labels: raw
+                .gold
+                .labels
+                .unwrap_or_else(|| Baseline::implied_labels(raw.gold.model_fingerprint.as_ref())),
             model_fingerprint: raw.gold.model_fingerprint,
         })
     }
@@ -482,16 +496,16 @@ impl Baseline {
         let _ = writeln!(out, "  \"rgate_version\": {},", s(&self.rgate_version));
         let _ = writeln!(out, "  \"commit\": {},", s(&self.commit));
         let _ = writeln!(out, "  \"note\": {},", s(&self.note));
-        let _ = writeln!(
-            out,
-            "  \"gold\": {},",
-            match &self.model_fingerprint {
-                Some(mf) =>
-                    json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len(), "model_fingerprint": mf}),
-                None =>
-                    json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()}),
+        let _ = writeln!(out, "  \"gold\": {},", {
+            let mut gold = json!({"path": self.gold_path, "fingerprint": self.gold_fingerprint, "queries": self.queries.len()});
+            if let Some(mf) = &self.model_fingerprint {
+                gold["model_fingerprint"] = json!(mf);
             }
-        );
+            if let Some(l) = self.labels_key() {
+                gold["labels"] = json!(l.name());
+            }
+            gold
+        });
         let _ = writeln!(out, "  \"relevance_level\": {},", self.relevance_level);
         let _ = writeln!(out, "  \"metrics\": {},", s(&names));
         let _ = writeln!(out, "  \"depth\": {},", s(&self.depth));
@@ -557,6 +571,9 @@ impl Baseline {
     /// retriever recorded since rgate stores both stages).
     /// The version [`Baseline::to_json_text`] writes: see [`SCHEMA_VERSION`].
     pub fn schema_version(&self) -> u32 {
+        if self.labels_key().is_some() {
+            return 5;
+        }
         if self.model_fingerprint.is_some() || self.queries.iter().any(|q| q.model_values.is_some()) {
             return 4;
         }
@@ -573,6 +590,23 @@ impl Baseline {
         } else {
             1
         }
+    }
+
+    /// The labels mode a file without `gold.labels` is read as: `ppi`
+    /// when it holds the model side's fingerprint, else `people`.
+    fn implied_labels(model_fingerprint: Option<&String>) -> crate::gold::LabelMode {
+        if model_fingerprint.is_some() {
+            crate::gold::LabelMode::Ppi
+        } else {
+            crate::gold::LabelMode::People
+        }
+    }
+
+    /// `gold.labels` as written: only where the file does not imply it
+    /// (`labels: model`), so the baselines of the other modes keep the
+    /// text and the schema version they always had.
+    fn labels_key(&self) -> Option<crate::gold::LabelMode> {
+        (self.labels != Self::implied_labels(self.model_fingerprint.as_ref())).then_some(self.labels)
     }
 
     pub fn has_candidates(&self) -> bool {
@@ -748,6 +782,7 @@ pub(super) mod tests {
                 },
             ],
             model_fingerprint: None,
+            labels: crate::gold::LabelMode::People,
         }
     }
 
@@ -784,6 +819,7 @@ pub(super) mod tests {
         // The model's values of a `labels: ppi` baseline: version 4, read
         // back as written, and a plain query beside them keeps none.
         b.model_fingerprint = Some("sha256:11".into());
+        b.labels = crate::gold::LabelMode::Ppi;
         b.queries[0].model_values = Some(vec![0.0, 0.25]);
         let text = b.to_json_text();
         assert!(text.starts_with("{\n  \"schema_version\": 4,\n"), "{text}");
@@ -793,13 +829,23 @@ pub(super) mod tests {
             "{text}"
         );
         assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
+        // A ppi baseline says its mode by its model fingerprint; a labels
+        // mode nothing else implies is written out: version 5.
+        assert!(!text.contains("\"labels\""), "{text}");
+        b.labels = crate::gold::LabelMode::Model;
+        b.model_fingerprint = None;
+        b.queries[0].model_values = None;
+        let text = b.to_json_text();
+        assert!(text.starts_with("{\n  \"schema_version\": 5,\n"), "{text}");
+        assert!(text.contains("\"labels\":\"model\""), "{text}");
+        assert_eq!(Baseline::parse(Path::new("b.json"), &text).unwrap(), b);
         // What this rgate writes, it reads; one version past it, it refuses.
-        let newer = text.replace("\"schema_version\": 4", "\"schema_version\": 5");
+        let newer = text.replace("\"schema_version\": 5", "\"schema_version\": 6");
         let e = Baseline::parse(Path::new("b.json"), &newer)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("schema_version 5 is newer than this rgate reads (4)"),
+            e.contains("schema_version 6 is newer than this rgate reads (5)"),
             "{e}"
         );
     }

@@ -10,6 +10,11 @@ use crate::metrics::Metric;
 
 // ---- history -------------------------------------------------------------------
 
+/// The kind of the entry a gate report adds for the run it reports on:
+/// not recorded, drawn at the end of the trend so the chart shows the
+/// result under review beside the ones before it.
+pub const THIS_RUN: &str = "this run";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryEntry {
     pub time: String,

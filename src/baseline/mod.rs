@@ -23,6 +23,6 @@ pub mod lock;
 pub mod store;
 
 pub use format::{text_sha, Baseline, ScopeMeans, StoredQuery, SCHEMA_VERSION};
-pub use history::HistoryEntry;
+pub use history::{HistoryEntry, THIS_RUN};
 pub use lock::Lock;
 pub use store::Store;

@@ -334,7 +334,7 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
         return Err(usage_error(
             format!(
                 "--base-url `{}` is not an http:// or https:// URL",
-                printable(&base_url)
+                printable(&client::redact_url(&base_url))
             ),
             format!("the API's base URL, e.g. {}", provider.default_base_url()),
         ));
@@ -405,7 +405,7 @@ pub fn judge(args: &JudgeArgs, global: &Global) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout_s.max(1));
     let client = client::Client::new(provider, &base_url, &args.model, key.clone(), timeout);
     if args.dry_run {
-        emit(None, &out::judge_dry_run(&plan, client.url(), &args.model))?;
+        emit(None, &out::judge_dry_run(&plan, client.shown_url(), &args.model))?;
         return Ok(0);
     }
     // A local server (vLLM, Ollama) may need no key; the hosted APIs do,
@@ -585,9 +585,10 @@ pub fn import(args: &ImportArgs, global: &Global) -> Result<u8> {
     Ok(if report.conflicts.is_empty() { 0 } else { 1 })
 }
 
-/// `gold verify-sample`: the draw, its sheet (written first: a recorded
-/// draw without its sheet would leave people nothing to grade), then the
-/// record in the gold set.
+/// `gold verify-sample`: the draw, its record in the gold set, then its
+/// sheet. The record comes first: a refused draw writes nothing, and a
+/// kill between the two writes leaves a recorded draw without a sheet
+/// (the same command again writes it), never a sheet of no recorded draw.
 pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
     use crate::goldbuild::verify::{self, DrawSize};
     let size = match (args.per_stratum, args.fraction) {
@@ -620,7 +621,7 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
     if sheet_path.exists() {
         return Err(usage_error(
             format!(
-                "{} exists: people's grades in it would be lost",
+                "{} exists: people's grades in it would be lost; nothing was written",
                 crate::escape::path(sheet_path)
             ),
             "name a new sheet with --output",
@@ -637,7 +638,19 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
         ));
     }
     let drawn = verify::draw(&gold, size, args.seed);
-    let mut rows = verify::sheet_rows(&gold, &drawn, args.show_model);
+    let sample = crate::gold::VerifySample {
+        seed: args.seed,
+        ids: drawn.iter().map(|&i| gold.queries[i].id.clone()).collect(),
+        drawn_at: now_utc(),
+        size: Some(size),
+        show_model: Some(args.show_model),
+        eligible: crate::gold::draw::eligible_record(&gold),
+        history: Vec::new(),
+        line: None,
+    };
+    // The record first: refused (another draw recorded), nothing is written.
+    let recorded = verify::record(&args.gold, &sample, args.replace, &mut waiting(global.quiet))?;
+    let mut rows = verify::sheet_rows(&gold, &drawn, args.show_model, &recorded.sample.draw_id());
     if let Some(corpus) = &args.corpus {
         let wanted: std::collections::HashSet<&str> = rows.iter().map(|r| r.chunk_id.as_str()).collect();
         let texts = pool::corpus_texts(corpus, &wanted)?;
@@ -645,14 +658,30 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
             r.text = texts.get(&r.chunk_id).cloned();
         }
     }
-    let sample = crate::gold::VerifySample {
-        seed: args.seed,
-        ids: drawn.iter().map(|&i| gold.queries[i].id.clone()).collect(),
-        drawn_at: now_utc(),
-    };
+    if !global.quiet {
+        for w in small_draw_warnings(&gold, &drawn) {
+            eprintln!("warning: {w}");
+        }
+        if recorded.sample.number() > 1 {
+            eprintln!(
+                "warning: this is draw {n} of {n} recorded in {}: the discarded seeds stay in its `history`, for a reviewer to see",
+                crate::escape::path(&args.gold),
+                n = recorded.sample.number()
+            );
+        }
+    }
+    if rows.is_empty() {
+        if !global.quiet {
+            eprintln!(
+                "every pair of the {} drawn is graded by people already: no sheet written; the draw is recorded in {}",
+                count(drawn.len(), "query", "queries"),
+                crate::escape::path(&args.gold),
+            );
+        }
+        return Ok(0);
+    }
     let text = sheet::render(&rows, SheetFormat::of(sheet_path))?;
     crate::fsutil::write_atomic(sheet_path, text.as_bytes())?;
-    verify::record(&args.gold, &sample, args.replace, &mut waiting(global.quiet))?;
     if !global.quiet {
         let strata = drawn
             .iter()
@@ -660,16 +689,53 @@ pub fn verify_sample(args: &VerifySampleArgs, global: &Global) -> Result<u8> {
             .collect::<std::collections::HashSet<_>>()
             .len();
         eprintln!(
-            "drew {} from {} (seed {}): {} in {}; the draw is recorded in {}",
+            "drew {} from {} (seed {}, draw {} of {}): {} in {}; the draw is recorded in {}",
             count(drawn.len(), "query", "queries"),
             count(strata, "stratum", "strata"),
             args.seed,
+            recorded.sample.number(),
+            recorded.sample.number(),
             count(rows.len(), "pair to grade", "pairs to grade"),
             crate::escape::path(sheet_path),
             crate::escape::path(&args.gold),
         );
     }
     Ok(0)
+}
+
+/// What a draw too small for PPI means, said when it is drawn: a stratum
+/// with fewer than [`crate::stats::ppi::MIN_VERIFIED`] verified queries is
+/// estimated from people's labels alone, and a paired sign-flip test on n
+/// queries cannot give a p-value below 2 / 2^n (every sign alike), so on
+/// fewer than 6 queries in all no check can fail at alpha 0.05.
+pub fn small_draw_warnings(gold: &crate::gold::GoldSet, drawn: &[usize]) -> Vec<String> {
+    let min = crate::stats::ppi::MIN_VERIFIED;
+    let mut per = vec![0usize; gold.strata.len()];
+    for &i in drawn {
+        per[gold.queries[i].stratum as usize] += 1;
+    }
+    let pools = crate::gold::draw::eligible_queries(gold);
+    let small: Vec<String> = (0..gold.strata.len())
+        .filter(|&s| !pools[s].is_empty() && per[s] < min)
+        .map(|s| format!("{} ({})", printable(&gold.strata[s]), per[s]))
+        .collect();
+    let mut out = Vec::new();
+    if !small.is_empty() {
+        let shown: Vec<&str> = small.iter().map(String::as_str).collect();
+        out.push(format!(
+            "a small draw: {} fewer than {min} queries drawn, so `labels: ppi` uses people's labels alone there: {}",
+            if small.len() == 1 { "1 stratum has" } else { "strata have" },
+            crate::diag::name_some(&shown, 5)
+        ));
+    }
+    if drawn.len() < 6 {
+        out.push(format!(
+            "{} drawn in all: a paired test on so few queries cannot reach p < 0.05 (the smallest sign-flip p-value is 2/2^{}), so a gate on them cannot fail: every check is inconclusive; draw 30 or more per stratum",
+            count(drawn.len(), "query", "queries"),
+            drawn.len()
+        ));
+    }
+    out
 }
 
 /// `gold migrate`: chunk-id labels to span labels. Ids missing from the

@@ -186,9 +186,10 @@ fn estimate_checks(
         c.test = t.test;
         c.monte_carlo = t.monte_carlo;
         c.no_loss = t.no_loss;
-        c.ppi = Some(t.estimate);
+        let estimate = crate::ppi::with_delta_range(t.estimate, &metrics[w.metric], t.baseline);
+        c.ppi = Some(estimate);
         out.inferences[i] = inf;
-        out.ppi[i] = Some(t.estimate);
+        out.ppi[i] = Some(estimate);
     }
 }
 

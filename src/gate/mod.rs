@@ -287,6 +287,11 @@ impl VerdictCounts {
     }
 }
 
+/// Under `labels: ppi`, what the two-stage table is on: one estimand
+/// for its counts, ceilings and the final figure beside them (the labels
+/// each query was scored with), which is not the checks' PPI estimate.
+pub const PPI_STAGES: &str = "labels: ppi: the two-stage table (queries by stage, each ceiling and the final figure beside it) is on the labels each query was scored with (people's where verified, the model's elsewhere), not a PPI estimate; the checks' deltas are PPI estimates";
+
 #[derive(Debug, Clone)]
 pub struct RetrieverOutcome {
     pub name: String,
@@ -317,6 +322,10 @@ pub struct RetrieverOutcome {
     /// The paired queries per stratum, in the gold set's stratum order
     /// (empty without a baseline): what "12 of 30" counts against.
     pub strata: Vec<(String, usize)>,
+    /// This run's means as `gate --record` would append them (kind
+    /// [`crate::baseline::THIS_RUN`], not recorded), read with
+    /// [`Self::history`], so a trend ends at the result being reviewed.
+    pub current: Option<crate::baseline::HistoryEntry>,
 }
 
 impl RetrieverOutcome {
@@ -339,6 +348,7 @@ impl RetrieverOutcome {
             inconclusive_fails: false,
             history: Vec::new(),
             strata: Vec::new(),
+            current: None,
         }
     }
 
@@ -658,6 +668,9 @@ fn prepare(
             let all: Vec<usize> = (0..prep.gold.len()).collect();
             let scopes = compare::scopes(&prep.gold, &all);
             out.stages = Some(flips::stage_outcome(prep, settings, cur, c, None, &scopes));
+            if prep.ppi.is_some() {
+                out.warnings.push(PPI_STAGES.to_string());
+            }
         }
         return (out, None);
     };
@@ -702,6 +715,9 @@ fn prepare(
             base.as_deref(),
             &scopes,
         ));
+        if prep.ppi.is_some() {
+            out.warnings.push(PPI_STAGES.to_string());
+        }
     }
     flips::coverage(prep, cur, &paired, &paired_idx, judged_metric, &mut out.warnings);
     flips::warn_added_removed(&mut out);

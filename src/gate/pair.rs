@@ -364,10 +364,42 @@ pub(super) fn depth_warnings(
 }
 
 /// Records whether the gold set changed since the baseline, and which
-/// queries were added or removed.
+/// queries were added or removed. A switch of labels mode alone (people ->
+/// ppi, no file changed) moves the fingerprint and the queries scored (the
+/// modes score different queries of the same file): that is said as a
+/// switch of mode, with the queries each side scored alone counted in the
+/// same line, not as a changed gold set with added and removed queries.
 pub(super) fn gold_changes(prep: &Prepared, b: &Baseline, paired: &Paired, out: &mut RetrieverOutcome) {
     let gold = &prep.gold;
     out.gold_changed = b.gold_fingerprint != prep.fingerprint();
+    if b.labels != prep.label_mode {
+        let current_ids: std::collections::HashSet<&str> =
+            gold.queries.iter().map(|q| q.id.as_str()).collect();
+        let only_now = paired.in_baseline.iter().filter(|inb| !**inb).count();
+        let only_then = b
+            .queries
+            .iter()
+            .filter(|q| !current_ids.contains(q.id.as_str()))
+            .count();
+        out.warnings.push(format!(
+            "the labels mode changed since the baseline was recorded ({}): labels: {} then, labels: {} now; the stored rankings were re-scored under labels: {}{}; record a new baseline under labels: {} to compare like with like",
+            b.created_at,
+            b.labels.name(),
+            prep.label_mode.name(),
+            prep.label_mode.name(),
+            if only_now + only_then > 0 {
+                format!(
+                    " ({} scored now that the baseline's mode left out, {} the other way: the modes score different queries of the same gold set)",
+                    crate::diag::count(only_now, "query", "queries"),
+                    only_then
+                )
+            } else {
+                String::new()
+            },
+            prep.label_mode.name()
+        ));
+        return;
+    }
     if out.gold_changed {
         out.warnings.push(format!(
             "the gold set changed since the baseline was recorded ({}): the stored ranking was re-scored against the current labels",
@@ -494,6 +526,7 @@ mod tests {
                 stored("q1", "easy", &[1.0, 0.5], &["d2", "d1"]),
             ],
             model_fingerprint: None,
+            labels: crate::gold::LabelMode::People,
         };
         (prep, b)
     }
@@ -548,6 +581,26 @@ mod tests {
         assert_eq!(
             out.warnings,
             ["the gold set changed since the baseline was recorded (2026-01-01T00:00:00Z): the stored ranking was re-scored against the current labels"]
+        );
+    }
+
+    /// Issue 48: a baseline recorded under another labels mode (here
+    /// `ppi`, the gate now `people`) with the gold set's fingerprint as
+    /// that mode saw it: the switch is named, not "the gold set changed",
+    /// and the queries only one side scored (q4 now, q3 then) are counted
+    /// in that line, not listed as added or removed.
+    #[test]
+    fn a_switch_of_labels_mode_is_named_as_such() {
+        let (prep, mut b) = world();
+        b.gold_fingerprint = "the gold set as labels: ppi saw it".into();
+        b.labels = crate::gold::LabelMode::Ppi;
+        let (p, _) = run_pair(&prep, &b);
+        let mut out = outcome();
+        gold_changes(&prep, &b, &p, &mut out);
+        assert!(out.added_queries.is_empty() && out.removed_queries.is_empty());
+        assert_eq!(
+            out.warnings,
+            ["the labels mode changed since the baseline was recorded (2026-01-01T00:00:00Z): labels: ppi then, labels: people now; the stored rankings were re-scored under labels: people (1 query scored now that the baseline's mode left out, 1 the other way: the modes score different queries of the same gold set); record a new baseline under labels: people to compare like with like"]
         );
     }
 

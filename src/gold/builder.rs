@@ -224,11 +224,22 @@ impl<'a> Builder<'a> {
     /// one query of the gold set, once, and the time read as RFC 3339.
     pub(super) fn set_verify_sample(
         &mut self,
-        sample: super::VerifySample,
+        sample: std::result::Result<super::VerifySample, String>,
         line: Option<usize>,
     ) -> Result<()> {
-        let hint = "`verify_sample:` is written by `rgate gold verify-sample`: {seed, ids: [query ids], drawn_at: RFC 3339}; draw it again rather than edit it";
+        let hint = "`verify_sample:` is written by `rgate gold verify-sample`: {seed, per_stratum or fraction, show_model, eligible, ids: [query ids], drawn_at: RFC 3339, history}; draw it again rather than edit it";
         let bad = |msg: String| input_error_hint(self.path, line, format!("verify_sample: {msg}"), hint);
+        let sample = sample.map_err(&bad)?;
+        if let Some(h) = sample
+            .history
+            .iter()
+            .find(|h| crate::diag::parse_rfc3339(&h.drawn_at).is_none())
+        {
+            return Err(bad(format!(
+                "history: `drawn_at` `{}` is not an RFC 3339 time",
+                excerpt(&h.drawn_at)
+            )));
+        }
         if sample.ids.is_empty() {
             return Err(bad("`ids` is empty".into()));
         }

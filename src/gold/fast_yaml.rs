@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::native::ProvenanceUse;
+use super::native::RawSample;
 use super::{Label, Opinion, Provenance, SpanLabel, VerifySample};
 
 /// A query as the fast path read it, with the lines of its id and stratum.
@@ -96,7 +97,7 @@ pub(crate) fn document(text: &str) -> Option<(Map<String, Value>, Vec<Value>)> {
         let v = match k {
             "version" => Value::from(1),
             // As written: `gold verify-sample` replaces it whole.
-            "verify_sample" => value(verify_sample.take()?)?,
+            "verify_sample" => sample_value(verify_sample.take()?)?,
             _ => Value::Null,
         };
         map.insert(k.into(), v);
@@ -198,36 +199,52 @@ fn top_level<'t, T>(text: &'t str, mut each: impl FnMut(Node<'t>) -> Option<T>) 
     })
 }
 
-/// `verify_sample: {seed, ids, drawn_at}`, each field once, with the line
-/// serde-saphyr places the map on: its first key's for a block map, the
-/// line of `verify_sample:` (`inline_line`) for a flow map; anything else
-/// is left to serde-saphyr.
+/// `verify_sample: {seed, ids, drawn_at, ...}` read as the general
+/// reader's [`RawSample`] (through its values: the record is a few lines),
+/// with the line serde-saphyr places the map on: its first key's for a
+/// block map, the line of `verify_sample:` (`inline_line`) for a flow map;
+/// anything else, and a record the general reader would refuse, is left
+/// to serde-saphyr (it says what is wrong).
 fn sample(v: Node, inline_line: Option<usize>) -> Option<(VerifySample, usize)> {
-    let Node::Map(fields) = v else { return None };
+    let Node::Map(fields) = &v else { return None };
     let line = inline_line.or_else(|| fields.first().map(|f| f.0.line))?;
-    let (mut seed, mut ids, mut drawn_at) = (None, None, None);
-    for (k, v) in fields {
-        match field(&k)? {
-            "seed" if seed.is_none() => seed = Some(u64::try_from(int_of(&v)?).ok()?),
-            "ids" if ids.is_none() => {
-                let Node::Seq(items) = v else { return None };
-                ids = Some(
-                    items
-                        .iter()
-                        .map(|i| id_of(scalar(i)?))
-                        .collect::<Option<Vec<_>>>()?,
-                );
-            }
-            "drawn_at" if drawn_at.is_none() => drawn_at = Some(str_of(scalar(&v)?)?),
-            _ => return None,
+    let raw: RawSample = serde_json::from_value(sample_value(v)?).ok()?;
+    Some((raw.into_sample(Some(line)).ok()?, line))
+}
+
+/// [`value`], and a plain decimal fraction (`fraction: 0.1`) as a number:
+/// the only place a gold file holds one.
+fn sample_value(v: Node) -> Option<Value> {
+    Some(match v {
+        Node::Scalar(s) if s.plain && plain_decimal(&s.text) => {
+            Value::from(s.text.parse::<f64>().ok().filter(|f| f.is_finite())?)
         }
-    }
-    let sample = VerifySample {
-        seed: seed?,
-        ids: ids?,
-        drawn_at: drawn_at?,
+        Node::Seq(items) => Value::Array(items.into_iter().map(sample_value).collect::<Option<_>>()?),
+        Node::Map(entries) => {
+            let mut m = Map::new();
+            for (k, v) in entries {
+                if m.insert(str_of(&k)?, sample_value(v)?).is_some() {
+                    return None;
+                }
+            }
+            Value::Object(m)
+        }
+        other => value(other)?,
+    })
+}
+
+/// `0.25`, `1.0`: digits, a point, digits, as serde_json writes a
+/// fraction; no sign, exponent or leading zero (other forms decline).
+fn plain_decimal(s: &str) -> bool {
+    let Some((int, frac)) = s.split_once('.') else {
+        return false;
     };
-    Some((sample, line))
+    !int.is_empty()
+        && !frac.is_empty()
+        && (int == "0" || !int.starts_with('0'))
+        && int.len() <= 18
+        && frac.len() <= 20
+        && int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
 }
 
 /// No tab, no carriage return, no character YAML does not print (libyaml's

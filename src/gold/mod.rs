@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 use crate::diag::{input_error, input_error_hint, strip_bom, Warnings};
 
 mod builder;
+pub mod draw;
 mod fast_yaml;
 mod index;
 mod memory;

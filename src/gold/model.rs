@@ -286,16 +286,109 @@ impl Labeling {
 }
 
 /// `verify_sample:` of a gold set: which queries were drawn for people to
-/// verify, with what seed and when. PPI is valid only when the verified
-/// queries are a uniform random sample, so the draw is recorded where the
-/// labels are, and checked before any PPI estimate.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// verify, with what seed and when, and what recomputes the draw (its
+/// size, and a fingerprint of the queries it was drawn from). PPI is valid
+/// only when the verified queries are a uniform random sample, so the draw
+/// is recorded where the labels are, and recomputed from its seed before
+/// any PPI estimate ([`super::draw`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct VerifySample {
     pub seed: u64,
     /// Query ids, as drawn; each names a query of the gold set once.
     pub ids: Vec<String>,
     /// RFC 3339, UTC.
     pub drawn_at: String,
+    /// `per_stratum` or `fraction`; `None` in a record written before
+    /// rgate kept it (then the draw is checked per stratum at the counts
+    /// recorded, see [`super::draw`]).
+    pub size: Option<DrawSize>,
+    /// Whether the sheet showed people the model's grades; `None` in an
+    /// older record.
+    pub show_model: Option<bool>,
+    /// Per stratum, the model-graded queries the draw was taken from (its
+    /// name, how many, and a sha256 of their sorted ids); empty in an older
+    /// record.
+    pub eligible: Vec<Eligible>,
+    /// The draws `--replace` discarded, oldest first: a seed redrawn until
+    /// the sample looks kind shows in the file's diff.
+    pub history: Vec<EarlierDraw>,
+    /// The line of the record in its file (for errors), when known.
+    pub line: Option<usize>,
+}
+
+impl VerifySample {
+    /// A short id of this draw (seed, time and ids): the sheet
+    /// `gold verify-sample` writes carries it, so `gold import` can tell a
+    /// sheet of another draw.
+    pub fn draw_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(format!("rgate-draw-v1\n{}\n{}\n", self.seed, self.drawn_at).as_bytes());
+        let mut ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        for id in ids {
+            h.update(id.as_bytes());
+            h.update(b"\n");
+        }
+        let d = h.finalize();
+        let hex: String = d[..6].iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}-{hex}", self.seed)
+    }
+
+    /// Which draw this is, counting those `--replace` discarded: 1 for a
+    /// first draw.
+    pub fn number(&self) -> usize {
+        self.history.len() + 1
+    }
+}
+
+/// How many queries a draw takes from each stratum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DrawSize {
+    /// Up to N per stratum (all of a smaller stratum).
+    PerStratum(usize),
+    /// This share of each stratum's model-graded queries, rounded up, so
+    /// a stratum with any gets at least one.
+    Fraction(f64),
+}
+
+impl DrawSize {
+    /// How many of a stratum's `n` eligible queries are drawn.
+    pub fn of(self, n: usize) -> usize {
+        match self {
+            DrawSize::PerStratum(k) => k.min(n),
+            // Less a hair: 0.2 x 10 is 2.0000000000000004 in binary.
+            DrawSize::Fraction(f) => (((f * n as f64) - 1e-9).ceil().max(0.0) as usize).min(n),
+        }
+    }
+
+    /// As the command line spells it: `--per-stratum 30`, `--fraction 0.1`.
+    pub fn flag(self) -> String {
+        match self {
+            DrawSize::PerStratum(k) => format!("--per-stratum {k}"),
+            DrawSize::Fraction(f) => format!("--fraction {f}"),
+        }
+    }
+}
+
+/// One stratum's queries a draw was taken from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eligible {
+    pub stratum: String,
+    pub queries: usize,
+    /// `sha256:` and the hex digest of the sorted ids, one a line.
+    pub sha256: String,
+}
+
+/// A draw that `--replace` discarded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EarlierDraw {
+    pub seed: u64,
+    pub drawn_at: String,
+    pub size: Option<DrawSize>,
+    pub show_model: Option<bool>,
+    /// How many queries it drew.
+    pub queries: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

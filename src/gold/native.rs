@@ -13,7 +13,8 @@ use serde_saphyr::{MessageFormatter, Spanned};
 use super::builder::Builder;
 use super::fast_yaml;
 use super::{
-    GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra, SpanLabel, VerifySample, DEFAULT_STRATUM,
+    DrawSize, EarlierDraw, Eligible, GoldFormat, GoldQuery, GoldSet, Label, Provenance, QueryExtra,
+    SpanLabel, VerifySample, DEFAULT_STRATUM,
 };
 use crate::diag::{clip_message, excerpt, input_error, input_error_hint, line_of, yaml_guard};
 
@@ -34,25 +35,108 @@ struct NativeFile<P> {
 }
 
 /// `verify_sample:` as written (SPEC "Gating on model labels"); checked
-/// against the queries by [`Builder::set_verify_sample`].
+/// against the queries by [`Builder::set_verify_sample`], and against its
+/// seed by [`super::draw`].
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a verification draw: a map with `seed`, `ids` and `drawn_at`"
 )]
-struct RawSample {
+pub(super) struct RawSample {
     seed: u64,
+    #[serde(default)]
+    per_stratum: Option<u64>,
+    #[serde(default)]
+    fraction: Option<f64>,
+    #[serde(default)]
+    show_model: Option<bool>,
+    #[serde(default)]
+    eligible: Vec<RawEligible>,
     ids: Vec<IdValue>,
     drawn_at: String,
+    #[serde(default)]
+    history: Vec<RawEarlier>,
+}
+
+/// One stratum of `eligible:`.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an eligible stratum: a map with `stratum`, `queries` and `sha256`"
+)]
+struct RawEligible {
+    stratum: String,
+    queries: u64,
+    sha256: String,
+}
+
+/// One draw of `history:`.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an earlier draw: a map with `seed`, `drawn_at` and `queries`"
+)]
+struct RawEarlier {
+    seed: u64,
+    drawn_at: String,
+    #[serde(default)]
+    per_stratum: Option<u64>,
+    #[serde(default)]
+    fraction: Option<f64>,
+    #[serde(default)]
+    show_model: Option<bool>,
+    queries: u64,
+}
+
+/// `per_stratum` or `fraction`, at most one, each in its range.
+fn draw_size(per_stratum: Option<u64>, fraction: Option<f64>) -> Result<Option<DrawSize>, String> {
+    match (per_stratum, fraction) {
+        (Some(_), Some(_)) => Err("`per_stratum` and `fraction` both: a draw has one size".into()),
+        (Some(0), None) => Err("`per_stratum` is 0".into()),
+        (Some(k), None) => Ok(Some(DrawSize::PerStratum(
+            usize::try_from(k).unwrap_or(usize::MAX),
+        ))),
+        (None, Some(f)) if f > 0.0 && f <= 1.0 => Ok(Some(DrawSize::Fraction(f))),
+        (None, Some(f)) => Err(format!("`fraction` {f} is not in (0, 1]")),
+        (None, None) => Ok(None),
+    }
 }
 
 impl RawSample {
-    fn into_sample(self) -> VerifySample {
-        VerifySample {
+    /// The record, or what is wrong with it (its line is the caller's).
+    pub(super) fn into_sample(self, line: Option<usize>) -> Result<VerifySample, String> {
+        let size = draw_size(self.per_stratum, self.fraction)?;
+        let history = self
+            .history
+            .into_iter()
+            .map(|h| {
+                Ok(EarlierDraw {
+                    seed: h.seed,
+                    size: draw_size(h.per_stratum, h.fraction).map_err(|e| format!("history: {e}"))?,
+                    drawn_at: h.drawn_at,
+                    show_model: h.show_model,
+                    queries: usize::try_from(h.queries).unwrap_or(usize::MAX),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(VerifySample {
             seed: self.seed,
             ids: self.ids.into_iter().map(|i| i.0).collect(),
             drawn_at: self.drawn_at,
-        }
+            size,
+            show_model: self.show_model,
+            eligible: self
+                .eligible
+                .into_iter()
+                .map(|e| Eligible {
+                    stratum: e.stratum,
+                    queries: usize::try_from(e.queries).unwrap_or(usize::MAX),
+                    sha256: e.sha256,
+                })
+                .collect(),
+            history,
+            line,
+        })
     }
 }
 
@@ -551,7 +635,7 @@ where
     }
     let mut b = Builder::new(path);
     // The draw is checked once every query is in (its ids name them).
-    let mut sample: Option<(VerifySample, Option<usize>)> = None;
+    let mut sample: Option<(Result<VerifySample, String>, Option<usize>)> = None;
     b.keep_provenance = provenance == ProvenanceUse::Keep;
     let check_version = |version: Option<Version>| match version {
         Some(Version(v)) if v != 1 => Err(input_error_hint(
@@ -598,7 +682,7 @@ where
                             "a gold set records one verification draw; keep the one `gold verify-sample` wrote last",
                         ));
                     }
-                    sample = Some((f.verify_sample.into_sample(), Some(i + 1)));
+                    sample = Some((f.verify_sample.into_sample(Some(i + 1)), Some(i + 1)));
                     continue;
                 }
                 let q: NativeQuery<P> = serde_json::from_str(t).map_err(|e| {
@@ -630,7 +714,7 @@ where
                     .ok()
                     .and_then(|p| p.verify_sample)
                     .map(|v| line_of(text.as_bytes(), offset_in(text, v.get())));
-                sample = Some((raw.into_sample(), line));
+                sample = Some((raw.into_sample(line), line));
             }
         }
         GoldFormat::Yaml => {
@@ -658,7 +742,7 @@ where
                     add_read(&mut b, read, || lines)?;
                 }
                 if let Some((raw, line)) = file.verify_sample {
-                    b.set_verify_sample(raw, Some(line))?;
+                    b.set_verify_sample(Ok(raw), Some(line))?;
                 }
                 return Ok(b.finish(format));
             }
@@ -689,7 +773,8 @@ where
                 add_native(&mut b, q, || Lines { id, stratum })?;
             }
             if let Some(raw) = file.verify_sample {
-                sample = Some((raw.value.into_sample(), known(raw.referenced.line())));
+                let line = known(raw.referenced.line());
+                sample = Some((raw.value.into_sample(line), line));
             }
         }
         GoldFormat::Qrels => unreachable!("qrels are parsed by parse_qrels"),
@@ -1114,9 +1199,10 @@ mod tests {
         if f.version.is_some_and(|v| v.0 != 1) {
             return Err("version".into());
         }
-        let verify_sample = f
-            .verify_sample
-            .map(|s| (s.value.into_sample(), s.referenced.line() as usize));
+        let verify_sample = f.verify_sample.map(|s| {
+            let line = s.referenced.line() as usize;
+            (s.value.into_sample(Some(line)).unwrap(), line)
+        });
         let queries = f
             .queries
             .into_iter()

@@ -68,6 +68,7 @@ impl GoldSet {
     /// scores as it always has.
     pub fn view(&self, view: LabelView) -> Result<GoldSet> {
         let l = &self.labeling;
+        let drawn = self.drawn();
         let mut queries = Vec::with_capacity(self.len());
         for (i, q) in self.queries.iter().enumerate() {
             let model = l.model_labels(i);
@@ -75,10 +76,24 @@ impl GoldSet {
                 LabelView::People => (!l.is_model_only(i)).then(|| q.labels.clone()),
                 LabelView::Model => Some(match model {
                     Some(m) if l.is_model_only(i) => m.clone(),
-                    _ => q.labels.clone(),
+                    // Per pair: people's grades where people graded, the
+                    // model's on pairs it graded after them.
+                    Some(m) => {
+                        let graded = self.people_graded(i);
+                        let mut all = q.labels.clone();
+                        for x in m.iter().filter(|x| !graded.contains(x.id)) {
+                            all.push(x.id, x.grade);
+                        }
+                        all
+                    }
+                    None => q.labels.clone(),
                 }),
                 LabelView::PpiModel => model.cloned(),
-                LabelView::PpiPeople => (model.is_some() && l.is_verified(i)).then(|| q.labels.clone()),
+                // Only the recorded draw: a verified query outside it is no
+                // part of the random sample.
+                LabelView::PpiPeople => {
+                    (model.is_some() && l.is_verified(i) && drawn[i]).then(|| q.labels.clone())
+                }
             };
             let Some(labels) = labels else { continue };
             // The model grades chunk ids; a view of its grades has no spans.
@@ -101,9 +116,13 @@ impl GoldSet {
     /// Refuses `labels: ppi` on a gold set whose verified queries are not
     /// known to be a random draw: PPI's interval is valid only when they
     /// are a uniform sample (a hand-picked sample of easy queries would
-    /// make the model look right), so the draw must be recorded and every
-    /// query in it verified.
-    pub fn check_ppi_ready(&self) -> Result<()> {
+    /// make the model look right), so the draw must be recorded, reproduce
+    /// from its seed ([`GoldSet::check_draw`]), and every pair the model
+    /// graded on a drawn query must be graded by people (verification is
+    /// per pair). Returns what the reports say beside the estimate: an
+    /// older record, verified queries outside the draw (not used), a draw
+    /// that was redrawn, people who saw the model's grades.
+    pub fn check_ppi_ready(&self) -> Result<Vec<String>> {
         let draw_hint = "draw the queries people verify with `rgate gold verify-sample --gold GOLD --per-stratum 30 --seed S --output SHEET`, grade the sheet, then `rgate gold import --with-model SHEET --into GOLD`";
         let Some(sample) = &self.labeling.verify_sample else {
             return Err(input_error_hint(
@@ -113,6 +132,7 @@ impl GoldSet {
                 draw_hint,
             ));
         };
+        let mut notes: Vec<String> = self.check_draw()?.into_iter().collect();
         let open: Vec<&str> = sample
             .ids
             .iter()
@@ -134,7 +154,60 @@ impl GoldSet {
                 "grade them in the sheet `rgate gold verify-sample` wrote, then `rgate gold import --with-model SHEET --into GOLD` (PPI is valid only on the whole random draw)",
             ));
         }
-        Ok(())
+        let ungraded = self.drawn_ungraded();
+        if !ungraded.is_empty() {
+            let pairs: usize = ungraded.iter().map(|u| u.1).sum();
+            let shown: Vec<String> = ungraded
+                .iter()
+                .map(|&(i, _)| excerpt(&self.queries[i].id))
+                .collect();
+            let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+            return Err(input_error_hint(
+                &self.path,
+                None,
+                format!(
+                    "labels: ppi reads people's grades on the drawn queries, and {} of them {} {} only the model graded (added after people verified): {}",
+                    ungraded.len(),
+                    if ungraded.len() == 1 { "has" } else { "have" },
+                    crate::diag::count(pairs, "pair", "pairs"),
+                    name_some(&shown, 5)
+                ),
+                format!(
+                    "run `rgate gold verify-sample --gold GOLD --seed {} {}{} --output SHEET` again: the same draw, a sheet of just those pairs; grade it, then `rgate gold import --with-model SHEET --into GOLD`",
+                    sample.seed,
+                    sample.size.map_or_else(|| "--per-stratum N".to_string(), |s| s.flag()),
+                    if sample.show_model == Some(true) { " --show-model" } else { "" },
+                ),
+            ));
+        }
+        let drawn = self.drawn();
+        let outside = (0..self.len())
+            .filter(|&i| !drawn[i] && self.labeling.is_verified(i) && self.labeling.model_labels(i).is_some())
+            .count();
+        if outside > 0 {
+            notes.push(format!(
+                "{}: {} outside the recorded draw {} not part of the PPI estimate (a sample people chose is no random sample; their labels count under `labels: people`)",
+                crate::escape::path(&self.path),
+                crate::diag::count(outside, "verified query with model grades", "verified queries with model grades"),
+                if outside == 1 { "is" } else { "are" },
+            ));
+        }
+        if sample.number() > 1 {
+            let seeds: Vec<String> = sample.history.iter().map(|h| h.seed.to_string()).collect();
+            notes.push(format!(
+                "labels: ppi: the verified sample is draw {n} of {n} (seed {}; earlier seeds {} were discarded with --replace): a seed redrawn until the sample looks kind is no random sample",
+                sample.seed,
+                seeds.join(", "),
+                n = sample.number(),
+            ));
+        }
+        if sample.show_model == Some(true) {
+            notes.push(
+                "labels: ppi: people saw the model's grades when they verified the draw (`show_model: true`), so their grades are not independent of the model: PPI's correction and the judge's kappa lean toward the model (draw again without --show-model for an independent check)"
+                    .to_string(),
+            );
+        }
+        Ok(notes)
     }
 }
 
@@ -185,11 +258,12 @@ mod tests {
                 ("q4", 1, &[("c4", 1)])
             ])
         );
+        // Per pair: q2's c9, which only the model graded, is the model's.
         assert_eq!(
             seen(&v(LabelView::Model)),
             want(&[
                 ("q1", 0, &[("c1", 3)]),
-                ("q2", 0, &[("c2", 2)]),
+                ("q2", 0, &[("c2", 2), ("c9", 1)]),
                 ("q3", 1, &[("c3", 1)]),
                 ("q4", 1, &[("c4", 1)])
             ])
@@ -208,8 +282,26 @@ mod tests {
 
     #[test]
     fn ppi_refuses_a_gold_set_without_a_whole_verified_draw() {
+        // q2's c9 was graded by the model only: PPI refuses until people
+        // grade it (verification is per pair).
         let (g, _) = load_str("g.yaml", GOLD).unwrap();
-        g.check_ppi_ready().unwrap();
+        let err = format!("{:?}", g.check_ppi_ready().unwrap_err());
+        assert!(
+            err.contains("1 of them has 1 pair only the model graded"),
+            "{err}"
+        );
+        const GRADED: &str = concat!(
+            "queries:\n- id: q1\n  stratum: a\n  model:\n    c1: 3\n- id: q2\n  stratum: a\n  relevant:\n    c2: 2\n    c9: 0\n",
+            "  model:\n    c2: 0\n    c9: 1\n  verified: true\n- id: q3\n  stratum: b\n  relevant:\n    c3: 1\n- id: q4\n  stratum: b\n  relevant:\n    c4: 1\n  verified: true\n",
+            "verify_sample:\n  seed: 1\n  ids:\n  - q2\n  drawn_at: 2026-12-07T01:00:00Z\n"
+        );
+        let (g, _) = load_str("g.yaml", GRADED).unwrap();
+        // A record without size and fingerprints: read, with a warning.
+        let notes = g.check_ppi_ready().unwrap();
+        assert!(
+            notes[0].contains("verify_sample has no size or `eligible` fingerprints"),
+            "{notes:?}"
+        );
         let no_draw = GOLD.split("verify_sample:").next().unwrap();
         let err = load_str("g.yaml", no_draw)
             .unwrap()

@@ -100,6 +100,9 @@ pub struct ImportReport {
     pub model_grades: usize,
     pub verified_queries: usize,
     pub partial_grades: usize,
+    /// With `with_model`: model grades the gold set held and the sheet
+    /// replaced with another (a model graded the pair again).
+    pub model_changed: usize,
 }
 
 /// What `--with-model` writes, per query of the sheet in order of first
@@ -130,7 +133,10 @@ fn persons_grade(row: &SheetRow) -> bool {
     row.grade.is_some() && by_person(row) && row.verified
 }
 
-fn model_plan(rows: &[SheetRow]) -> ModelPlan<'_> {
+/// The plan, and the pairs two rows give two different model grades
+/// (then nothing is written unless `prefer` says which wins: the later).
+fn model_plan(rows: &[SheetRow], prefer: Option<Prefer>) -> (ModelPlan<'_>, Vec<Conflict>) {
+    let mut conflicts = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();
     let mut queries: Vec<PlannedQuery> = Vec::new();
     for row in rows {
@@ -147,12 +153,17 @@ fn model_plan(rows: &[SheetRow]) -> ModelPlan<'_> {
         q.verified &= persons_grade(row);
         if let Some(g) = model_grade(row) {
             match q.model.iter_mut().find(|(c, _)| *c == row.chunk_id) {
+                Some(m) if m.1 != g && prefer.is_none() => conflicts.push(Conflict {
+                    query_id: row.query_id.clone(),
+                    chunk_id: row.chunk_id.clone(),
+                    detail: format!("sheet rows give the model's grades {} and {g}", m.1),
+                }),
                 Some(m) => m.1 = g,
                 None => q.model.push((&row.chunk_id, g)),
             }
         }
     }
-    ModelPlan { queries }
+    (ModelPlan { queries }, conflicts)
 }
 
 /// One graded (query, chunk) as the sheet settles it.
@@ -182,6 +193,8 @@ pub fn import(
 ) -> Result<ImportReport> {
     let strata = check_strata(rows)?;
     let file = Rewrite::begin(into, &now_utc(), on_wait)?;
+    let sheet_draws: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r.draw.as_deref()).collect();
     let into = file.path();
     // A gold set that does not exist yet starts empty, in the form its
     // extension names (YAML by default).
@@ -208,6 +221,7 @@ pub fn import(
             "convert the qrels to YAML first, or import into a new gold.yaml",
         ));
     }
+    check_draw(into, &gold, &sheet_draws)?;
     let prov = std::mem::take(&mut gold.provenance);
     let mut report = ImportReport::default();
     let examples = template_ids(gold.queries.iter().map(|q| (q.id.as_str(), q.text.as_deref())));
@@ -225,7 +239,26 @@ pub fn import(
     // With both label sets, people's grades count for the queries they
     // graded in full; a model's grade goes under `model:`, never into
     // `relevant`.
-    let plan = opts.with_model.then(|| model_plan(rows));
+    let plan = match opts.with_model {
+        true => {
+            let (plan, conflicts) = model_plan(rows, opts.prefer);
+            report.conflicts.extend(conflicts);
+            // A model grade the gold set held, replaced by another.
+            for pq in &plan.queries {
+                let Some(old) = gold.position(pq.id).and_then(|p| gold.labeling.model_labels(p)) else {
+                    continue;
+                };
+                let old: HashMap<&str, i32> = old.iter().map(|l| (l.id, l.grade)).collect();
+                report.model_changed += pq
+                    .model
+                    .iter()
+                    .filter(|(c, g)| old.get(c).is_some_and(|o| o != g))
+                    .count();
+            }
+            Some(plan)
+        }
+        false => None,
+    };
     let complete: std::collections::HashSet<&str> = plan
         .iter()
         .flat_map(|p| p.queries.iter().filter(|q| q.verified).map(|q| q.id))
@@ -476,6 +509,37 @@ pub fn import(
     validate(into, &out, format)?;
     file.write(out.as_bytes())?;
     Ok(report)
+}
+
+/// Refuses a sheet written for a verification draw the gold set does not
+/// record (a draw `--replace` discarded, or another gold set's): its
+/// grades would make verified queries outside the draw, which PPI must not
+/// read as the random sample. Nothing is written.
+fn check_draw(into: &Path, gold: &GoldSet, sheet: &std::collections::BTreeSet<&str>) -> Result<()> {
+    let Some(first) = sheet.iter().next() else {
+        return Ok(());
+    };
+    let recorded = gold.labeling.verify_sample.as_ref().map(|s| s.draw_id());
+    if sheet.len() == 1 && recorded.as_deref() == Some(*first) {
+        return Ok(());
+    }
+    let other = sheet
+        .iter()
+        .find(|d| Some(**d) != recorded.as_deref())
+        .unwrap_or(first);
+    Err(input_error_hint(
+        into,
+        None,
+        format!(
+            "the sheet was written for verification draw `{}`, and {}; nothing was written",
+            excerpt(other),
+            match &recorded {
+                Some(r) => format!("the gold set records draw `{r}`"),
+                None => "the gold set records no draw".to_string(),
+            }
+        ),
+        "grade the sheet `rgate gold verify-sample` wrote for the recorded draw (the same command again writes it); a sheet of a discarded draw is no part of the random sample",
+    ))
 }
 
 /// The provenance a sheet row gives its grade.

@@ -228,6 +228,14 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
         ));
     };
     let (gold, mut warnings) = GoldSet::load(gold_path, None)?;
+    // The model's grades by query id, kept before `gold` becomes the
+    // query list.
+    let model: std::collections::HashMap<String, crate::gold::Labels> = gold
+        .labeling
+        .model
+        .iter()
+        .map(|(&p, l)| (gold.queries[p].id.clone(), l.clone()))
+        .collect();
     let queries = match inp.queries {
         None => gold,
         Some(path) => {
@@ -255,6 +263,18 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
         ));
     }
     let labels = judge::label_index(&queries);
+    // A pair the model graded has a grade: no hole (people's grade of it
+    // is what `gold verify-sample` asks for, on the drawn queries).
+    let model_graded: Vec<HashSet<&str>> = queries
+        .queries
+        .iter()
+        .map(|q| {
+            model
+                .get(&q.id)
+                .map(|m| m.iter().map(|l| l.id).collect())
+                .unwrap_or_default()
+        })
+        .collect();
     let opts = RunOptions {
         format: None,
         keep_ids: KeepIds::Depth(inp.depth),
@@ -275,7 +295,10 @@ fn holes(inp: &PoolInputs) -> Result<Pooled> {
                 .collect();
             for (i, id) in ids.into_iter().enumerate() {
                 let rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                if !judged_ranks.contains(&rank) && seen[q].insert(id.clone()) {
+                if !judged_ranks.contains(&rank)
+                    && !model_graded[q].contains(id.as_str())
+                    && seen[q].insert(id.clone())
+                {
                     pooled[q].push(id);
                 }
             }

@@ -21,7 +21,7 @@ use crate::gold::DEFAULT_STRATUM;
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogQuery {
     pub id: String,
-    /// The text as first seen.
+    /// The text as the log spells it most often (ties: first seen).
     pub text: String,
     pub stratum: String,
     /// How often the folded text occurs in the log.
@@ -318,13 +318,26 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<Log> {
     };
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<LogQuery> = Vec::new();
+    // Per distinct query, each spelling of it (trimmed text) with its
+    // count, in the order first seen: the text kept is the most frequent
+    // one (ties: the first seen), so "ALLI" typed once in capitals does
+    // not stand for the "alli" the log holds a hundred times.
+    // (count, order first seen) per spelling: a map, since one query may
+    // come in many spellings (whitespace variants) in a large log.
+    let mut spellings: Vec<HashMap<String, (usize, usize)>> = Vec::new();
     for (_, t, s) in rows {
         let folded = fold(&t);
         if folded.is_empty() {
             continue;
         }
+        let text = t.trim();
         match seen.get(&folded) {
-            Some(&i) => out[i].count += 1,
+            Some(&i) => {
+                out[i].count += 1;
+                let sp = &mut spellings[i];
+                let next = sp.len();
+                sp.entry(text.to_string()).or_insert((0, next)).0 += 1;
+            }
             None => {
                 seen.insert(folded, out.len());
                 let stratum = s
@@ -333,11 +346,21 @@ pub fn read_log(path: &Path, fields: &LogFields) -> Result<Log> {
                     .unwrap_or_else(|| DEFAULT_STRATUM.to_string());
                 out.push(LogQuery {
                     id: query_id(&t),
-                    text: t.trim().to_string(),
+                    text: text.to_string(),
                     stratum,
                     count: 1,
                 });
+                spellings.push(HashMap::from([(text.to_string(), (1, 0))]));
             }
+        }
+    }
+    for (q, sp) in out.iter_mut().zip(spellings) {
+        // The most frequent; among equals the earliest seen.
+        if let Some((text, _)) = sp
+            .into_iter()
+            .max_by_key(|(_, (c, first))| (*c, std::cmp::Reverse(*first)))
+        {
+            q.text = text;
         }
     }
     Ok(Log {
@@ -509,6 +532,35 @@ mod tests {
             },
         )
         .unwrap()
+    }
+
+    /// #49: the log's most frequent spelling of a query is kept, the first
+    /// seen among equally frequent ones; the id (of the folded text) and
+    /// the count do not depend on which.
+    #[test]
+    fn the_most_frequent_spelling_is_kept() {
+        let rows = |texts: &[&str]| {
+            texts
+                .iter()
+                .map(|t| format!("{{\"text\": \"{t}\"}}\n"))
+                .collect::<String>()
+        };
+        // "ALLI" first, "alli" three times, " Alli " once.
+        let l = log_of(
+            &rows(&["ALLI", "alli", "alli", " Alli ", "alli", "orlistat"]),
+            "log.jsonl",
+            None,
+        );
+        assert_eq!(l.queries.len(), 2);
+        assert_eq!(l.queries[0].text, "alli");
+        assert_eq!(l.queries[0].count, 5);
+        assert_eq!(l.queries[0].id, query_id("alli"));
+        assert_eq!(l.queries[1].text, "orlistat");
+        // A tie (two "ALLI", two "alli"): the first seen.
+        let l = log_of(&rows(&["ALLI", "alli", "alli", "ALLI"]), "log.jsonl", None);
+        assert_eq!(l.queries[0].text, "ALLI");
+        let l = log_of(&rows(&["alli", "ALLI", "ALLI", "alli"]), "log.jsonl", None);
+        assert_eq!(l.queries[0].text, "alli");
     }
 
     /// The rule of STRATUM_FIELDS, case by case: `type` found in JSONL and

@@ -50,6 +50,11 @@ pub struct SheetRow {
     /// `gold agreement` can compare the sources on the pairs both graded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opinions: Vec<Opinion>,
+    /// The verification draw the row was written for (`gold verify-sample`):
+    /// `gold import` refuses a row of a draw the gold set no longer records
+    /// (see [`crate::gold::VerifySample::draw_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<String>,
 }
 
 /// One grade for a (query, chunk) pair, by one source.
@@ -326,6 +331,7 @@ fn parse_csv(path: &Path, text: &str, keep_text: bool) -> Result<Vec<SheetRow>> 
             verified,
             labeled_at: opt("labeled_at"),
             prompt: opt("prompt"),
+            draw: opt("draw"),
             opinions: match get("opinions").trim() {
                 "" => Vec::new(),
                 o => serde_json::from_str(o).map_err(|e| {
@@ -414,7 +420,14 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
             let mut w = csv::WriterBuilder::new()
                 .comment(Some(b';'))
                 .from_writer(Vec::new());
-            w.write_record(COLUMNS)?;
+            // A verification sheet's rows carry their draw: one more column,
+            // only there (every other sheet keeps its columns).
+            let draws = rows.iter().any(|r| r.draw.is_some());
+            let mut header: Vec<&str> = COLUMNS.to_vec();
+            if draws {
+                header.push("draw");
+            }
+            w.write_record(&header)?;
             for r in rows {
                 let opinions = if r.opinions.is_empty() {
                     String::new()
@@ -434,7 +447,9 @@ pub fn render(rows: &[SheetRow], format: SheetFormat) -> Result<String> {
                     r.labeled_at.as_deref().unwrap_or(""),
                     r.prompt.as_deref().unwrap_or(""),
                     &opinions,
+                    r.draw.as_deref().unwrap_or(""),
                 ];
+                let cells = &cells[..header.len()];
                 w.write_record(cells.iter().map(|c| csv_cell(c).into_owned()))?;
             }
             Ok(String::from_utf8(w.into_inner()?)?)

@@ -228,5 +228,6 @@ pub fn build(
             })
             .collect(),
         model_fingerprint: prep.ppi.as_ref().map(|side| side.model.fingerprint().to_string()),
+        labels: prep.label_mode,
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::{RunSource, Watch};
-use crate::baseline::{Baseline, HistoryEntry, Store};
+use crate::baseline::{Baseline, HistoryEntry, Store, THIS_RUN};
 use crate::chunks::ChunkMap;
 use crate::config::{Candidates, Config, Retriever};
 use crate::diag::{input_error_hint, name_some, usage_error};
@@ -98,7 +98,7 @@ pub fn gate(config: &Config, opts: &GateOptions, watch: &dyn Watch) -> Result<Ga
     )?;
     let mut outcome = outcome;
     if opts.detail {
-        attach_history(config, &mut outcome);
+        attach_history(config, &prep, &runs, &mut outcome);
         if let Some(corpus) = &opts.corpus {
             attach_texts(corpus, &mut outcome)?;
         }
@@ -438,6 +438,143 @@ fn check_coverage(config: &Config, prep: &Prepared, run: &JudgedRun) -> Result<(
     ))
 }
 
+/// Labelled queries on which a baseline met the gold set's labels before
+/// a run that meets (almost) none of them is taken to show ids that no
+/// longer match: a real retriever that found a labelled chunk for this
+/// many queries does not lose every one of them in one change. Fewer (a
+/// sparse gold set, a young retriever) and a collapse to 0 stays a verdict.
+pub const MEET_MIN_QUERIES: usize = 10;
+
+/// How far a run's labelled coverage (queries where some retrieved chunk
+/// carries a label) may collapse against its baseline's before the run
+/// and the gold set are taken to have stopped meeting: to at most one
+/// query in twenty of those the baseline met.
+pub const MEET_COLLAPSE: usize = 20;
+
+/// Metrics whose value is above 0 only when a retrieved chunk carries a
+/// label: a baseline's stored value above 0 shows it met the gold set it
+/// was recorded on.
+fn needs_a_label(m: &crate::metrics::Metric) -> bool {
+    use crate::metrics::Kind::*;
+    !m.is_candidates()
+        && matches!(
+            m.kind,
+            Recall | HitRate | Precision | Mrr | Ndcg | Map | RPrecision | Judged | NumRelRet | Err
+        )
+}
+
+/// A gate whose run and gold set no longer spell chunks the same way (ids
+/// renamed, re-cased, another chunking) scores every query 0 on both sides
+/// of the comparison once the baseline is re-scored, and then passes
+/// anything: 0 against 0 is "no change". Here that is an error (exit 2),
+/// not a verdict: when the baseline met the labels (any grade, as judged@k
+/// counts them) on at least [`MEET_MIN_QUERIES`] of the gold set's labelled
+/// queries the run answers, as recorded or re-judged on the current gold
+/// set, and the run meets them on at most one in [`MEET_COLLAPSE`] of
+/// that many. Without a baseline nothing is checked (the gate passes with
+/// a warning anyway).
+fn check_labels_meet(prep: &Prepared, e: &Evaluated, baseline: Option<&Baseline>) -> Result<()> {
+    let Some(b) = baseline else {
+        return Ok(());
+    };
+    let labelled: Vec<usize> = (0..prep.gold.len())
+        .filter(|&i| e.judged.present.get(i).copied().unwrap_or(false))
+        .filter(|&i| prep.gold.queries[i].label_count() > 0)
+        .collect();
+    if labelled.len() < MEET_MIN_QUERIES {
+        return Ok(());
+    }
+    let meets =
+        |r: &crate::judge::Ranking| !r.hits.is_empty() || r.chunks.as_ref().is_some_and(|c| !c.is_empty());
+    let met_now = labelled.iter().filter(|&&i| meets(&e.judged.rankings[i])).count();
+    // The baseline's stored rankings, judged on the current labels (chunk
+    // ids only: span labels are judged by where chunks lie, which the
+    // current run's rankings above already account for).
+    let pos = b.positions();
+    let stored = |i: usize| pos.get(prep.gold.queries[i].id.as_str()).map(|&s| &b.queries[s]);
+    let base_ids = |i: usize| -> Option<&[String]> { stored(i).map(|q| q.ranking.as_slice()) };
+    let met_base = (!prep.gold.has_spans()).then(|| {
+        labelled
+            .iter()
+            .filter(|&&i| {
+                base_ids(i)
+                    .is_some_and(|ids| ids.iter().any(|id| prep.labels[i].grade(id.as_bytes()).is_some()))
+            })
+            .count()
+    });
+    // As recorded: on the gold set of its own fingerprint, which may be
+    // another one than today's.
+    let telling: Vec<usize> = b
+        .metrics
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| needs_a_label(m))
+        .map(|(mi, _)| mi)
+        .collect();
+    let met_recorded = labelled
+        .iter()
+        .filter(|&&i| {
+            stored(i).is_some_and(|q| {
+                telling
+                    .iter()
+                    .any(|&mi| q.values.get(mi).is_some_and(|&v| v > 0.0))
+            })
+        })
+        .count();
+    let reference = met_base.unwrap_or(0).max(met_recorded);
+    if reference < MEET_MIN_QUERIES || met_now * MEET_COLLAPSE > reference {
+        return Ok(());
+    }
+    // Would the ids meet if case did not matter? Asked of the ids at hand:
+    // the run's where it kept them, else the baseline's stored rankings.
+    let folded_hit = |i: usize| -> Option<(String, String)> {
+        let ids: &[String] = match &e.judged.top_ids {
+            Some(t) => t.get(i)?,
+            None => base_ids(i)?,
+        };
+        let q = &prep.gold.queries[i];
+        q.labels.iter().find_map(|l| {
+            let lower = l.id.to_lowercase();
+            ids.iter()
+                .find(|id| id.as_str() != l.id && id.to_lowercase() == lower)
+                .map(|id| (id.clone(), l.id.to_string()))
+        })
+    };
+    let folded: Vec<(String, String)> = labelled.iter().filter_map(|&i| folded_hit(i)).collect();
+    let gold = crate::escape::path(&prep.gold.path);
+    let n = labelled.len();
+    let what = if met_now == 0 {
+        "no chunk the run retrieved carries a label".to_string()
+    } else {
+        format!("the run retrieves a labelled chunk on only {met_now}")
+    };
+    let mut msg = format!(
+        "{what} of the gold set {gold}, on the {n} labelled queries it answers, where the baseline met labels on {reference}: the run's chunk ids and the gold set's no longer meet (ids renamed, re-cased, or another chunking), and a gate on them would read about 0 against 0 and pass anything"
+    );
+    if b.gold_fingerprint != prep.fingerprint() {
+        msg += &format!(
+            "; the gold set changed since the baseline was recorded (it met labels on {met_recorded} then), and re-scored on it the baseline's stored rankings meet a label on {}",
+            met_base.map_or("(not known: span labels)".to_string(), |m| m.to_string())
+        );
+    }
+    if let Some((run_id, label_id)) = folded.first() {
+        msg += &format!(
+            "; a case-insensitive match would hit on {} of them (retrieved `{}`, labelled `{}`): the ids were re-cased",
+            folded.len(),
+            crate::escape::terminal(run_id),
+            crate::escape::terminal(label_id)
+        );
+    }
+    Err(input_error_hint(
+        &e.judged.path,
+        None,
+        msg,
+        format!(
+            "spell the chunk ids the same way in the run and in {gold} (re-export the gold set with the ids the retriever returns, or map the run's ids back); if the chunking changed, label the new chunks (`rgate gold pool --holes`) and record new baselines with `rgate baseline update`"
+        ),
+    ))
+}
+
 /// `gate` compares against the baseline directory: when it does not exist,
 /// every retriever would "have no baseline" and pass, so a typo in
 /// `baselines:` would switch the gate off. `baseline update` creates it.
@@ -483,6 +620,11 @@ pub fn decide(
             ));
         }
         baselines.push(baseline);
+    }
+    if !recording {
+        for (e, baseline) in runs.iter().zip(&baselines) {
+            check_labels_meet(prep, e, baseline.as_ref())?;
+        }
     }
     let inputs: Vec<gate::Input> = runs
         .iter()
@@ -645,15 +787,19 @@ fn attach_texts(corpus: &Path, outcome: &mut GateOutcome) -> Result<()> {
     Ok(())
 }
 
-/// Each retriever's recorded history, for the report's trend; one that
-/// cannot be read becomes a warning (the gate's verdict does not need it).
-fn attach_history(config: &Config, outcome: &mut GateOutcome) {
+/// Each retriever's recorded history, for the report's trend, and this
+/// run's entry to end it with (the one `--record` appends, which happens
+/// after the report is built); a history that cannot be read becomes a
+/// warning (the gate's verdict does not need it).
+fn attach_history(config: &Config, prep: &Prepared, runs: &[Evaluated], outcome: &mut GateOutcome) {
     let store = Store::new(&config.baselines);
-    for r in &mut outcome.retrievers {
+    for (e, r) in runs.iter().zip(&mut outcome.retrievers) {
         match store.history(&r.name) {
             Ok(h) => r.history = h,
-            Err(e) => r.warnings.push(format!("no trend in this report: {e:#}")),
+            Err(err) => r.warnings.push(format!("no trend in this report: {err:#}")),
         }
+        let verdict = r.verdict().name();
+        r.current = Some(history_entry(prep, e, THIS_RUN, None, Some(verdict), None));
     }
 }
 

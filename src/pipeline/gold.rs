@@ -75,6 +75,13 @@ pub struct Validation {
     pub gold: GoldSet,
     /// Errors: the gold set is not valid while there are any.
     pub findings: Vec<Finding>,
+    /// Queries without a relevant label (they can never be hit and score
+    /// 0 in every mean): reported, not failing. A real collection has
+    /// some (12 of NFCorpus's 200 test queries, as its qrels ship), and a
+    /// pre-commit hook that refused them would block every commit until
+    /// someone labels or drops them; `prepare` warns about them at every
+    /// eval and gate as well.
+    pub no_relevant: Vec<Finding>,
     /// Advice that does not make it invalid.
     pub notes: Vec<String>,
     /// How it was built: see [`build_notes`].
@@ -94,7 +101,10 @@ impl Validation {
 /// strata, missing texts, and how it was built.
 pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     let (gold, _, level) = load(opts)?;
+    // A recorded draw must reproduce from its seed (exit 2 otherwise).
+    let draw_note = gold.check_draw()?;
     let mut findings: Vec<Finding> = Vec::new();
+    let mut no_relevant: Vec<Finding> = Vec::new();
     for (i, q) in gold.queries.iter().enumerate() {
         // A query only the model graded has no person labels to hit: its
         // model grades are what `labels: model|ppi` score it with.
@@ -104,7 +114,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
             .filter(|_| gold.labeling.is_model_only(i))
         {
             if !m.grades().any(|g| is_relevant(g, level)) {
-                findings.push(Finding {
+                no_relevant.push(Finding {
                     query: Some(q.id.clone()),
                     message: format!(
                         "no model grade >= {level}: with model labels the query can never be hit, and drags every mean down"
@@ -114,7 +124,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
             continue;
         }
         if !q.grades().any(|g| is_relevant(g, level)) {
-            findings.push(Finding {
+            no_relevant.push(Finding {
                 query: Some(q.id.clone()),
                 message: format!(
                     "no label with grade >= {level}: the query can never be hit, and drags every mean down"
@@ -135,6 +145,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
         }
     }
     let mut notes = shape_notes(&gold);
+    notes.extend(draw_note);
     let examples = crate::goldbuild::import::template_ids(
         gold.queries.iter().map(|q| (q.id.as_str(), q.text.as_deref())),
     );
@@ -153,6 +164,7 @@ pub fn gold_validate(opts: &GoldOptions) -> Result<Validation> {
     Ok(Validation {
         gold,
         findings,
+        no_relevant,
         notes,
         provenance,
         labeling,
@@ -178,6 +190,12 @@ pub struct LabelingCounts {
     pub drawn: usize,
     /// Drawn and not verified yet.
     pub drawn_unverified: usize,
+    /// Verified, model-graded and outside the recorded draw: people's
+    /// labels under `labels: people`, no part of PPI's sample.
+    pub verified_not_drawn: usize,
+    /// Pairs the model graded on verified queries that no person graded
+    /// (model grades added after the verification): model grades still.
+    pub model_pairs_on_verified: usize,
 }
 
 /// The counts per scope, or `None` when the gold set has people's labels
@@ -201,12 +219,25 @@ pub fn labeling_counts(gold: &GoldSet) -> Option<Vec<LabelingCounts>> {
         verified_with_model: 0,
         drawn: 0,
         drawn_unverified: 0,
+        verified_not_drawn: 0,
+        model_pairs_on_verified: 0,
     };
     let mut all = blank("all");
     let mut per: Vec<LabelingCounts> = gold.strata.iter().map(|s| blank(s)).collect();
     for (i, q) in gold.queries.iter().enumerate() {
         let (m, v, d) = (l.model.contains_key(&i), l.is_verified(i), drawn.contains(&i));
+        // Verification is per pair: the model's grades of pairs people did
+        // not grade stay the model's.
+        let open = match (v, l.model_labels(i)) {
+            (true, Some(model)) => {
+                let graded = gold.people_graded(i);
+                model.iter().filter(|x| !graded.contains(x.id)).count()
+            }
+            _ => 0,
+        };
         for c in [&mut all, &mut per[q.stratum as usize]] {
+            c.verified_not_drawn += usize::from(m && v && !d && l.verify_sample.is_some());
+            c.model_pairs_on_verified += open;
             c.queries += 1;
             c.model += usize::from(m);
             c.model_only += usize::from(m && !v);
@@ -240,6 +271,37 @@ fn labeling_notes(gold: &GoldSet, counts: Option<&[LabelingCounts]>) -> Vec<Stri
             count(all.drawn, "query", "queries"),
             if all.drawn_unverified == 1 { "is" } else { "are" },
             if all.drawn_unverified == 1 { "it is" } else { "they are" },
+        ));
+    }
+    if let Some(s) = &gold.labeling.verify_sample {
+        notes.push(format!(
+            "the verification draw is draw {n} of {n} (seed {}, {}, {}){}",
+            s.seed,
+            count(s.ids.len(), "query", "queries"),
+            match s.show_model {
+                Some(true) => "people saw the model's grades: PPI is flagged as not independent",
+                Some(false) => "model grades hidden from people",
+                None => "recorded before rgate kept whether people saw the model's grades",
+            },
+            if s.history.is_empty() {
+                String::new()
+            } else {
+                let seeds: Vec<String> = s.history.iter().map(|h| h.seed.to_string()).collect();
+                format!("; earlier seeds discarded with --replace: {}", seeds.join(", "))
+            },
+            n = s.number(),
+        ));
+    }
+    if all.verified_not_drawn > 0 {
+        notes.push(format!(
+            "{} outside the recorded draw: `labels: people` counts their labels; `labels: ppi` does not (they are no part of the random sample)",
+            count(all.verified_not_drawn, "verified query with model grades is", "verified queries with model grades are"),
+        ));
+    }
+    if all.model_pairs_on_verified > 0 {
+        notes.push(format!(
+            "{} on verified queries only the model graded (added after people verified them): they stay model grades until a person grades them; on drawn queries `labels: ppi` refuses until then",
+            count(all.model_pairs_on_verified, "pair", "pairs"),
         ));
     }
     for c in &counts[1..] {

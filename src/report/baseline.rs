@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 
 use super::table::{f4, short_commit, Table};
-use crate::baseline::{Baseline, HistoryEntry};
+use crate::baseline::{Baseline, HistoryEntry, THIS_RUN};
 use crate::diag::count;
 use crate::escape;
 use crate::metrics::Metric;
@@ -371,6 +371,11 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String], scope:
                     cx - 3.5,
                     cy - 3.5
                 );
+            } else if e.kind == THIS_RUN {
+                let _ = writeln!(
+                    s,
+                    r##"<circle class="point current" cx="{cx:.1}" cy="{cy:.1}" r="5" fill="white" stroke="{color}" stroke-width="2.5"><title>{title}</title></circle>"##
+                );
             } else {
                 let _ = writeln!(
                     s,
@@ -416,6 +421,14 @@ pub fn plot_svg(name: &str, entries: &[HistoryEntry], metrics: &[String], scope:
         ly + 64.0,
         ly + 64.0
     );
+    if timed.iter().any(|(_, e)| e.kind == THIS_RUN) {
+        let _ = writeln!(
+            s,
+            r##"<circle cx="{lx:.1}" cy="{:.1}" r="5" fill="white" stroke="#555" stroke-width="2.5"/><text x="{tx:.1}" y="{:.1}">this run</text>"##,
+            ly + 80.0,
+            ly + 84.0
+        );
+    }
     s.push_str("</svg>\n");
     s
 }

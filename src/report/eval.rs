@@ -24,6 +24,9 @@ pub(super) fn with_interval(mean: f64, interval: Option<(f64, f64)>, f: fn(f64) 
     }
 }
 
+/// What a two-stage table is on under `labels: ppi` (its title says it).
+pub(super) const PPI_STAGES: &str = " · labels: ppi: queries by stage, final and ceiling on the labels each query was scored with (people's where verified, the model's elsewhere), not PPI estimates";
+
 /// An effective number of queries as reports print it: whole, or "inf".
 pub(super) fn effective_n(n: f64) -> String {
     if n.is_finite() {
@@ -63,6 +66,45 @@ pub struct EvalView<'a> {
 impl EvalView<'_> {
     pub fn render(&self, format: Format) -> Result<String> {
         format.exporter().eval(self)
+    }
+
+    /// Each metric's interval method ([`crate::eval::interval_method`]).
+    pub(super) fn interval_methods(&self) -> Vec<&'static str> {
+        (0..self.scores.metrics.len())
+            .map(|m| crate::eval::interval_method(self.scores, m))
+            .collect()
+    }
+
+    /// The interval method in one phrase: the one every metric shares, else
+    /// each metric's.
+    pub(super) fn interval_method(&self) -> String {
+        let methods = self.interval_methods();
+        let mut distinct: Vec<&str> = Vec::new();
+        for m in &methods {
+            if !distinct.contains(m) {
+                distinct.push(m);
+            }
+        }
+        match distinct.as_slice() {
+            [] => crate::eval::BOOTSTRAP_METHOD.to_string(),
+            [one] => one.to_string(),
+            _ => {
+                let names = self.metric_names();
+                distinct
+                    .iter()
+                    .map(|d| {
+                        let of: Vec<&str> = names
+                            .iter()
+                            .zip(&methods)
+                            .filter(|(_, m)| *m == d)
+                            .map(|(n, _)| n.as_str())
+                            .collect();
+                        format!("{d} for {}", of.join(", "))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
+        }
     }
 
     pub(super) fn metric_names(&self) -> Vec<String> {
@@ -231,8 +273,9 @@ impl EvalView<'_> {
         }
         let s = self.intervals?.settings;
         Some(format!(
-            "[low, high]: {}% interval on each mean (stratified bootstrap, expanded percentile; {} resamples, seed {}); [-]: fewer than two queries",
+            "[low, high]: {}% interval on each mean ({}; {} resamples, seed {}); [-]: fewer than two queries",
             crate::diag::number(s.level * 100.0),
+            self.interval_method(),
             s.resamples,
             s.seed
         ))
@@ -262,11 +305,32 @@ impl EvalView<'_> {
     }
 
     /// Each final metric beside its ceiling and their ratio, per scope
-    /// shown in the means table.
+    /// shown in the means table. Under `labels: ppi` the means table holds
+    /// PPI estimates, while the ceilings and the queries by stage are on
+    /// the labels each query was scored with (people's where verified, the
+    /// model's elsewhere): the final figure here is taken on those same
+    /// labels, so the ratio divides like by like (one estimand per table;
+    /// the title says which).
     pub(super) fn ceiling_table(&self, sv: &StageView) -> Table {
         let headers = ["metric", "scope", "final", "ceiling", "final/ceiling"];
         let mut t = Table::new(headers.iter().map(|h| h.to_string()).collect(), 2);
         let ceil = &sv.stages.ceiling;
+        let plain = self
+            .ppi
+            .map(|_| crate::eval::Summary::new(self.scores, &self.prep.gold));
+        let plain_rows: Option<Vec<&Row>> = plain.as_ref().map(|p| {
+            std::iter::once(&p.all)
+                .chain(if self.by_stratum {
+                    p.strata.iter().collect::<Vec<_>>()
+                } else {
+                    Vec::new()
+                })
+                .collect()
+        });
+        let rows: Vec<&Row> = match plain_rows {
+            Some(p) => p,
+            None => self.rows(),
+        };
         let ceil_rows: Vec<&Row> = std::iter::once(&sv.stages.ceiling_summary.all)
             .chain(if self.by_stratum {
                 sv.stages.ceiling_summary.strata.iter().collect::<Vec<_>>()
@@ -278,7 +342,7 @@ impl EvalView<'_> {
             let Some(m) = self.scores.metrics.iter().position(|x| x == metric) else {
                 continue;
             };
-            for (row, crow) in self.rows().iter().zip(&ceil_rows) {
+            for (row, crow) in rows.iter().zip(&ceil_rows) {
                 let (fin, c) = (row.means[m], crow.means[cm]);
                 t.push(vec![
                     metric.name(),
@@ -294,9 +358,10 @@ impl EvalView<'_> {
 
     pub(super) fn stage_title(&self, sv: &StageView) -> String {
         format!(
-            "two stages · candidates {} · cutoff {}",
+            "two stages · candidates {} · cutoff {}{}",
             sv.run.path.display(),
-            cutoff_words(sv.stages.cutoff)
+            cutoff_words(sv.stages.cutoff),
+            if self.ppi.is_some() { PPI_STAGES } else { "" }
         )
     }
 

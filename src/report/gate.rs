@@ -655,9 +655,17 @@ impl GateView<'_> {
         let j = self.outcome.judge.as_ref()?;
         let on = format!(
             "{} on {} ({}, relevant = grade >= {})",
-            match &j.kappa {
-                Measure::Value(k) => format!("kappa {}", f4(*k)),
-                Measure::Undefined(_) => "kappa undefined".to_string(),
+            match (&j.kappa, j.kappa_interval) {
+                (Measure::Value(k), Some((lo, hi))) => {
+                    format!(
+                        "kappa {} (95% bootstrap interval over queries {:.2} to {:.2})",
+                        f4(*k),
+                        lo,
+                        hi
+                    )
+                }
+                (Measure::Value(k), None) => format!("kappa {}", f4(*k)),
+                (Measure::Undefined(_), _) => "kappa undefined".to_string(),
             },
             count(j.n_verified, "verified query", "verified queries"),
             count(j.pairs as usize, "pair", "pairs"),
@@ -667,8 +675,13 @@ impl GateView<'_> {
         let min = j.min_kappa.map(crate::diag::number).unwrap_or_default();
         Some(match j.verdict {
             JudgeVerdict::Fail => format!(
-                "judge: fail (on_low: fail): {}",
-                j.reason.as_deref().unwrap_or_default()
+                "judge: fail (on_low: fail): {}{}",
+                j.reason.as_deref().unwrap_or_default(),
+                j.kappa_interval
+                    .map(|(lo, hi)| format!(
+                        " (kappa's 95% bootstrap interval over queries {lo:.2} to {hi:.2})"
+                    ))
+                    .unwrap_or_default()
             ),
             // The reason is among the gate's warnings already.
             JudgeVerdict::Warn => format!("judge: warn (on_low: warn), {on}{why}; min_kappa {min}"),

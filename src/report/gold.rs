@@ -36,6 +36,7 @@ pub fn validation(v: &Validation, format: Format) -> String {
                 "provenance": v.provenance,
                 "valid": v.valid(),
                 "findings": v.findings.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
+                "no_relevant": v.no_relevant.iter().map(|f| json!({"query_id": f.query, "message": f.message})).collect::<Vec<_>>(),
                 "notes": v.notes,
             });
             add_labeling(&mut doc, v.labeling.as_deref());
@@ -62,10 +63,25 @@ pub fn validation(v: &Validation, format: Format) -> String {
                     escape::terminal(&f.message)
                 );
             }
+            for f in &v.no_relevant {
+                s += &format!(
+                    "warning: {}{}\n",
+                    f.query
+                        .as_ref()
+                        .map(|q| format!("`{}`: ", escape::terminal(q)))
+                        .unwrap_or_default(),
+                    escape::terminal(&f.message)
+                );
+            }
             for n in &v.notes {
                 s += &format!("note: {}\n", escape::terminal(n));
             }
-            s += &if v.valid() {
+            s += &if v.valid() && !v.no_relevant.is_empty() {
+                format!(
+                    "valid; {} without a relevant label (reported, not failing: label them or drop them)\n",
+                    count(v.no_relevant.len(), "query", "queries")
+                )
+            } else if v.valid() {
                 "valid\n".to_string()
             } else {
                 format!(
@@ -93,6 +109,8 @@ fn labeling_table(counts: &[LabelingCounts]) -> Table {
             "verified+model",
             "drawn",
             "drawn, unverified",
+            "verified, not drawn",
+            "pairs only the model graded on verified",
         ]),
         1,
     );
@@ -106,6 +124,8 @@ fn labeling_table(counts: &[LabelingCounts]) -> Table {
             c.verified_with_model.to_string(),
             c.drawn.to_string(),
             c.drawn_unverified.to_string(),
+            c.verified_not_drawn.to_string(),
+            c.model_pairs_on_verified.to_string(),
         ]);
     }
     t
@@ -117,7 +137,9 @@ fn labeling_json(counts: &[LabelingCounts]) -> serde_json::Value {
         .map(|c| {
             json!({"stratum": c.scope, "queries": c.queries, "model": c.model, "model_only": c.model_only,
                 "verified": c.verified, "verified_with_model": c.verified_with_model,
-                "drawn": c.drawn, "drawn_unverified": c.drawn_unverified})
+                "drawn": c.drawn, "drawn_unverified": c.drawn_unverified,
+                "verified_not_drawn": c.verified_not_drawn,
+                "model_only_pairs_on_verified": c.model_pairs_on_verified})
         })
         .collect()
 }

@@ -55,6 +55,7 @@ pub fn import_json(into: &Path, report: &ImportReport) -> serde_json::Result<Str
         "model_grades": report.model_grades,
         "verified_queries": report.verified_queries,
         "held_back_person_grades": report.partial_grades,
+        "model_grades_changed": report.model_changed,
         "conflicts": report.conflicts.iter().map(|c| json!({"query_id": c.query_id, "chunk_id": c.chunk_id, "detail": c.detail})).collect::<Vec<_>>(),
     });
     Ok(serde_json::to_string_pretty(&j)? + "\n")
@@ -89,9 +90,14 @@ pub fn import_text(into: &Path, report: &ImportReport) -> String {
     );
     if report.model_queries > 0 || report.verified_queries > 0 {
         s += &format!(
-            "model grades: {} on {}; verified by people: {}\n",
+            "model grades: {} on {}{}; verified by people: {}\n",
             report.model_grades,
             count(report.model_queries, "query", "queries"),
+            if report.model_changed > 0 {
+                format!(" ({} changed)", report.model_changed)
+            } else {
+                String::new()
+            },
             count(report.verified_queries, "query", "queries"),
         );
     }

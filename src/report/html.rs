@@ -75,14 +75,20 @@ tr.hidden=box.checked?!keep:false;});});});
 })();"#;
 
 const CSS: &str = r#"
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5rem auto;max-width:90rem;padding:0 1rem;color:#1a1a1a;background:#fff}
-h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:2px solid #ddd}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
+*,*::before,*::after{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;padding:0 1rem;color:#1a1a1a;background:#fff}
+main{display:block;max-width:80rem;margin:1.5rem auto}
+h1,h2,h3,h4,p,li,caption,summary,figcaption,code,.id{overflow-wrap:anywhere}
+th,td{overflow-wrap:break-word}table.top td{overflow-wrap:anywhere}
+.long{display:inline-block;max-width:14rem;white-space:normal;overflow-wrap:break-word}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:2px solid #ddd}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}h4{font-size:1rem;margin:1rem 0 .3rem}
 .pass{color:#1b7a2b}.fail{color:#b00020}.inconclusive{color:#8a5a00}.improved{color:#1f5fa8}
 h1.fail,h2.fail{color:#b00020}h1.pass,h2.pass{color:#1b7a2b}
 .settings,.meta,.note{color:#555;font-size:.92em}
 .reason{border-left:4px solid #b00020;background:#fdf0f2;padding:.4rem .7rem;margin:.5rem 0}
 .warning{border-left:4px solid #8a5a00;background:#fff8e6;padding:.4rem .7rem;margin:.4rem 0}
 div.wide{overflow-x:auto;max-width:100%}
+div.wide:focus-visible{outline:2px solid #1f5fa8;outline-offset:2px}
 table{border-collapse:collapse;margin:.4rem 0 1rem}
 caption{text-align:left;font-weight:600;padding:.3rem 0;caption-side:top}
 th,td{padding:.2rem .55rem;border-bottom:1px solid #e2e2e2;text-align:left;vertical-align:middle}
@@ -93,13 +99,16 @@ code,.id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-s
 .rel{font-weight:700}.lost-id{background:#fde0e4}.gained-id{background:#e3f1e6}
 ol.top{margin:0;padding-left:1.8rem}.chunk{color:#444;font-size:.85em;margin:0 0 .3rem;max-width:34rem}
 details{margin:.3rem 0}summary{cursor:pointer}
-.flip-text{font-style:italic}
+.flip-text{font-style:italic}.stratum-tag{color:#555}
 figure{margin:.5rem 0}figcaption{color:#555;font-size:.9em}
+svg.chart,svg.curve{display:block;width:100%;height:auto}svg.trend{max-width:760px}svg.curve{max-width:720px}
+svg.funnel{display:block;width:100%;max-width:360px;height:auto}
 .legend span{display:inline-block;margin-right:1rem}
 .swatch{display:inline-block;width:.8em;height:.8em;vertical-align:middle;margin-right:.25em}
 label.filter{display:block;margin:.3rem 0}
 svg{overflow:visible}
-@media print{body{max-width:none;margin:0;font-size:10.5px}div.wide{overflow:visible}label.filter{display:none}tr,li,figure,details{break-inside:avoid}h2{break-before:auto;break-after:avoid}a{color:inherit;text-decoration:none}.reason,.warning,tr[data-verdict]>*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media (max-width:40rem){body{padding:0 .6rem}main{margin:1rem auto}th,td{padding:.2rem .35rem}}
+@media print{main{max-width:none;margin:0}body{font-size:10.5px}div.wide{overflow:visible}label.filter{display:none}tr,li,figure,details{break-inside:avoid}h2{break-before:auto;break-after:avoid}a{color:inherit;text-decoration:none}.reason,.warning,tr[data-verdict]>*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;
 
 /// Colours of the verdicts in plots, as in the CSS.
@@ -113,7 +122,9 @@ fn verdict_color(v: CheckVerdict) -> &'static str {
     }
 }
 
-/// A whole page around `body`.
+/// A whole page around `body`, all of it in the `<main>` landmark (WCAG
+/// 2.2 technique ARIA11: a screen reader jumps to it, and axe-core's
+/// "region" rule finds no content outside a landmark).
 fn page(title: &str, body: &str) -> String {
     use sha2::{Digest, Sha256};
     let hash = base64(&Sha256::digest(SCRIPT.as_bytes()));
@@ -122,7 +133,7 @@ fn page(title: &str, body: &str) -> String {
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\"/>\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
 <meta name=\"generator\" content=\"rgate {}\"/>\n\
-<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}<script>{SCRIPT}</script>\n</body>\n</html>\n",
+<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
         esc(title)
     )
@@ -146,12 +157,42 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// The opening of a region that scrolls sideways when its table is wider
+/// than a phone's screen, so the page itself never does. A keyboard user
+/// can reach and scroll it: it takes focus and is named by its table's
+/// caption (WCAG 2.2 SC 2.1.1; axe-core's "scrollable-region-focusable").
+fn scroller(caption: &str) -> String {
+    format!(
+        "<div class=\"wide\" tabindex=\"0\" role=\"region\" aria-label=\"{}\">",
+        esc(caption)
+    )
+}
+
+/// Characters of an unbroken run (an id, a stratum name) beyond which a
+/// table cell's text gets a width of its own.
+const LONG_RUN: usize = 32;
+
+/// A table cell's text, escaped. A cell's shortest width is its longest
+/// unbroken run, and a table inside a scroller keeps every column at least
+/// that wide (cells break long runs only where they would overflow, never
+/// down to a letter per line); a run longer than [`LONG_RUN`] characters
+/// goes in a box at most 14rem wide, where it breaks, so a 600-character id
+/// neither widens the table past the screen nor hides the columns after it.
+fn cell(text: &str) -> String {
+    if text.split_whitespace().any(|w| w.chars().count() > LONG_RUN) {
+        format!("<span class=\"long\">{}</span>", esc(text))
+    } else {
+        esc(text)
+    }
+}
+
 /// A [`Table`] as an accessible HTML table: a caption, column headers, the
 /// first cell of each row its row header; right-aligned columns are
 /// numbers. Every cell is escaped.
 fn table(t: &Table, caption: &str) -> String {
     let mut s = format!(
-        "<div class=\"wide\"><table>\n<caption>{}</caption>\n<thead><tr>",
+        "{}<table>\n<caption>{}</caption>\n<thead><tr>",
+        scroller(caption),
         esc(caption)
     );
     for (i, h) in t.headers.iter().enumerate() {
@@ -160,7 +201,7 @@ fn table(t: &Table, caption: &str) -> String {
         } else {
             ""
         };
-        let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", esc(h));
+        let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", cell(h));
     }
     s += "</tr></thead>\n<tbody>\n";
     for row in &t.rows {
@@ -172,9 +213,9 @@ fn table(t: &Table, caption: &str) -> String {
                 ""
             };
             if i == 0 {
-                let _ = write!(s, "<th scope=\"row\"{class}>{}</th>", esc(c));
+                let _ = write!(s, "<th scope=\"row\"{class}>{}</th>", cell(c));
             } else {
-                let _ = write!(s, "<td{class}>{}</td>", esc(c));
+                let _ = write!(s, "<td{class}>{}</td>", cell(c));
             }
         }
         s += "</tr>\n";
@@ -259,6 +300,21 @@ fn check_plot(c: &Check, decision: Decision, sc: &Scale, words: &str) -> String 
         esc(words)
     );
     let (top, bottom, mid) = (12.0, PLOT_H - 2.0, 12.0 + (PLOT_H - 14.0) / 2.0);
+    let x0 = sc.x(0.0);
+    let zero_label = "0".to_string();
+    // At tolerance 0 the line is zero's, which the zero label names.
+    let tol_label = c
+        .tolerance
+        .filter(|t| *t > 0.0)
+        .map(|tol| format!("−{}", short(tol)));
+    let (tol_at, zero_at) = match &tol_label {
+        Some(l) => apart(
+            (sc.x(-c.tolerance.unwrap_or(0.0)), label_width(l)),
+            (x0, label_width(&zero_label)),
+            PLOT_W,
+        ),
+        None => (x0, x0),
+    };
     if let Some(tol) = c.tolerance {
         let xt = sc.x(-tol);
         let _ = write!(
@@ -270,16 +326,20 @@ fn check_plot(c: &Check, decision: Decision, sc: &Scale, words: &str) -> String 
         );
         let _ = write!(
             s,
-            "<line class=\"tolerance\" data-value=\"{}\" x1=\"{xt:.1}\" y1=\"{:.1}\" x2=\"{xt:.1}\" y2=\"{bottom}\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/><text x=\"{xt:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00020\">−{}</text>",
+            "<line class=\"tolerance\" data-value=\"{}\" x1=\"{xt:.1}\" y1=\"{:.1}\" x2=\"{xt:.1}\" y2=\"{bottom}\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/>",
             f4(tol),
             top - 2.0,
-            short(tol)
         );
+        if let Some(label) = &tol_label {
+            let _ = write!(
+                s,
+                "<text class=\"tolerance-label\" x=\"{tol_at:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"{LABEL_FONT}\" fill=\"#b00020\">{label}</text>"
+            );
+        }
     }
-    let x0 = sc.x(0.0);
     let _ = write!(
         s,
-        "<line x1=\"{x0:.1}\" y1=\"{top}\" x2=\"{x0:.1}\" y2=\"{bottom}\" stroke=\"#999\"/><text x=\"{x0:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"9\" fill=\"#666\">0</text>"
+        "<line class=\"zero\" x1=\"{x0:.1}\" y1=\"{top}\" x2=\"{x0:.1}\" y2=\"{bottom}\" stroke=\"#999\"/><text class=\"zero-label\" x=\"{zero_at:.1}\" y=\"9\" text-anchor=\"middle\" font-size=\"{LABEL_FONT}\" fill=\"#666\">{zero_label}</text>"
     );
     let (a, b) = rule_interval(c, decision);
     if a.is_finite() || b.is_finite() {
@@ -320,6 +380,59 @@ fn short(v: f64) -> String {
     }
 }
 
+/// Font size of the plots' axis labels, in SVG units.
+const LABEL_FONT: f64 = 9.0;
+
+/// A label's width in SVG units, bounded above: digits, the point and the
+/// minus sign are at most 0.6 em wide in the sans-serif faces a page falls
+/// back to (a digit is 0.556 em in Helvetica and Arial).
+fn label_width(label: &str) -> f64 {
+    label.chars().count() as f64 * 0.6 * LABEL_FONT
+}
+
+/// Centres for two labels `(at, width)` on one line, the first left of the
+/// second: where they are, or pushed apart about their midpoint until
+/// 3 units separate them (a tight tolerance puts its line a pixel from
+/// zero's), then moved as one to stay within `[0, w]`.
+fn apart(a: (f64, f64), b: (f64, f64), w: f64) -> (f64, f64) {
+    let need = (a.1 + b.1) / 2.0 + 3.0;
+    let (mut xa, mut xb) = (a.0, b.0);
+    if xb - xa < need {
+        let mid = (xa + xb) / 2.0;
+        xa = mid - need / 2.0;
+        xb = mid + need / 2.0;
+    }
+    let shift = if xa - a.1 / 2.0 < 0.0 {
+        a.1 / 2.0 - xa
+    } else if xb + b.1 / 2.0 > w {
+        w - b.1 / 2.0 - xb
+    } else {
+        0.0
+    };
+    (xa + shift, xb + shift)
+}
+
+/// A sentence the views share with the markdown report, for HTML: escaped,
+/// with its `code` spans (paired backticks) as `<code>` rather than
+/// markdown's backticks. Unpaired backticks stay as written.
+fn prose(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        return esc(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", esc(p))
+            } else {
+                esc(p)
+            }
+        })
+        .collect()
+}
+
 fn verdict_span(v: Verdict) -> String {
     format!(
         "<span class=\"{0}\">{1}</span>",
@@ -328,9 +441,40 @@ fn verdict_span(v: Verdict) -> String {
     )
 }
 
+/// The retrievers in the order the page shows them: failing ones first
+/// (the decision before the detail), otherwise as configured. Each keeps
+/// its configured index, which names its section (`#r{i}`).
+fn failing_first(o: &crate::gate::GateOutcome) -> Vec<(usize, &RetrieverOutcome)> {
+    let mut order: Vec<(usize, &RetrieverOutcome)> = o.retrievers.iter().enumerate().collect();
+    order.sort_by_key(|(_, r)| r.verdict() != Verdict::Fail);
+    order
+}
+
+/// A retriever's line in the page's opening list. A failing one's
+/// reasons are spelled out in its section, shown first right below, so the
+/// list says how many checks failed and which stage lost queries.
+fn retriever_line(v: &GateView, r: &RetrieverOutcome) -> String {
+    if r.verdict() != Verdict::Fail {
+        return v.summary(r);
+    }
+    let failed = r.checks.iter().filter(|c| r.fails(c)).count();
+    let gated = r.counts().gated();
+    let mut parts: Vec<String> = r
+        .stages
+        .as_ref()
+        .map(|s| s.losses.iter().map(stage_loss_text).collect())
+        .unwrap_or_default();
+    parts.push(format!(
+        "{failed} of {gated} gated check{} failed",
+        if gated == 1 { "" } else { "s" }
+    ));
+    parts.join("; ")
+}
+
 fn gate_page(v: &GateView) -> String {
     let o = v.outcome;
     let verdict = o.verdict();
+    let order = failing_first(o);
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -338,35 +482,39 @@ fn gate_page(v: &GateView) -> String {
         verdict.name(),
         verdict.name().to_uppercase(),
         esc(v.command),
-        esc(&v.headline())
+        prose(&v.headline())
     );
     b += "<ul class=\"retrievers\">\n";
-    for (i, r) in o.retrievers.iter().enumerate() {
+    for (i, r) in &order {
         let _ = writeln!(
             b,
             "<li><a href=\"#r{i}\">{}</a>: {} — {}</li>",
             esc(&r.name),
             verdict_span(r.verdict()),
-            esc(&v.summary(r))
+            prose(&retriever_line(v, r))
         );
     }
     b += "</ul>\n";
     if let Some(j) = v.judge_line() {
         let class = o.judge.as_ref().map_or("none", |j| j.verdict.name());
-        let _ = writeln!(b, "<p class=\"judge {class}\">{}</p>", esc(&j));
+        let _ = writeln!(b, "<p class=\"judge {class}\">{}</p>", prose(&j));
     }
     let _ = writeln!(
         b,
         "<p class=\"settings\">{}</p>\n</header>",
-        esc(&v.settings_line())
+        prose(&v.settings_line())
     );
     for w in &o.warnings {
-        let _ = writeln!(b, "<p class=\"warning\"><strong>Warning:</strong> {}</p>", esc(w));
+        let _ = writeln!(
+            b,
+            "<p class=\"warning\"><strong>Warning:</strong> {}</p>",
+            prose(w)
+        );
     }
     if o.retrievers.iter().any(|r| !r.checks.is_empty()) {
         b += "<label class=\"filter\" hidden=\"hidden\"><input type=\"checkbox\" class=\"only-failing\" hidden=\"hidden\"/> show failing and inconclusive checks only</label>\n";
     }
-    for (i, r) in o.retrievers.iter().enumerate() {
+    for (i, r) in order {
         b += &retriever_section(v, r, i);
     }
     page(&v.headline(), &b)
@@ -384,11 +532,11 @@ fn retriever_section(v: &GateView, r: &RetrieverOutcome, i: usize) -> String {
     );
     let fails: Vec<&Check> = r.checks.iter().filter(|c| r.fails(c)).collect();
     for c in &fails {
-        let _ = writeln!(b, "<p class=\"reason\">{}</p>", esc(&v.reason(c, r)));
+        let _ = writeln!(b, "<p class=\"reason\">{}</p>", prose(&v.reason(c, r)));
     }
     if let Some(losses) = r.stages.as_ref().map(|s| &s.losses) {
         for l in losses {
-            let _ = writeln!(b, "<p class=\"reason\">{}</p>", esc(&stage_loss_text(l)));
+            let _ = writeln!(b, "<p class=\"reason\">{}</p>", prose(&stage_loss_text(l)));
         }
     }
     if !r.checks.is_empty() {
@@ -397,39 +545,46 @@ fn retriever_section(v: &GateView, r: &RetrieverOutcome, i: usize) -> String {
     if let Some(t) = v.ppi_table(r) {
         b += &table(
             &t,
-            "Prediction-powered estimates of each delta, beside people's labels alone",
+            &format!(
+                "Prediction-powered estimates of each delta of {}, beside people's labels alone",
+                r.name
+            ),
         );
     }
     if let Some(imp) = v.improvements(r) {
-        let _ = writeln!(b, "<p class=\"improved\">{}</p>", esc(&imp));
+        let _ = writeln!(b, "<p class=\"improved\">{}</p>", prose(&imp));
     }
     let skewed = skewed(r);
     if !skewed.is_empty() {
         let _ = writeln!(b, "<h3>{SKEW_HEADING}</h3>\n<ul>");
         for s in &skewed {
-            let _ = writeln!(b, "<li>{}</li>", esc(s));
+            let _ = writeln!(b, "<li>{}</li>", prose(s));
         }
         b += "</ul>\n";
     }
     b += &strata_table(r);
-    b += &power_panel(r);
     if let Some(st) = &r.stages {
-        b += &funnel(st);
+        b += &funnel(&r.name, st);
     }
     b += &flips(r);
+    b += &power_panel(v.outcome.settings.decision, v.outcome.settings.alpha, r);
     b += &trend(r);
     if !r.warnings.is_empty() {
         b += "<h3>Warnings</h3>\n";
         for w in &r.warnings {
-            let _ = writeln!(b, "<p class=\"warning\">{}</p>", esc(w));
+            let _ = writeln!(b, "<p class=\"warning\">{}</p>", prose(w));
         }
     }
     b += "</section>\n";
     b
 }
 
-/// Each check a row: the numbers, its plot, its tolerance and the test
-/// that ran, one precision per column.
+/// Each check a row: the numbers, its plot, its tolerance, its mde, the
+/// test that ran and the verdict, one precision per column; eleven columns
+/// that fit a 1280 px screen without scrolling (the verdict and mde never
+/// hide in a scroller). The bound the rule read, its level and the
+/// p-values follow in a folded table with a row per check, on demand: the
+/// plot draws the bound, and a failing check's reason above says it.
 fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
     let decision = v.outcome.settings.decision;
     let bound = v.bound_header();
@@ -441,12 +596,16 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
         8.0,
         PLOT_W - 8.0,
     );
-    let mut s = format!(
-        "<div class=\"wide\"><table class=\"checks\">\n<caption>Checks of {}: delta (dot) and the {} the rule read (bar) against the tolerance (dashed line; shaded: beyond it)</caption>\n<thead><tr>",
-        esc(&r.name),
-        esc(&bound)
+    let caption = format!(
+        "Checks of {}: delta (dot) and the {} the rule read (bar) against the tolerance (dashed line; shaded: beyond it)",
+        r.name, bound
     );
-    let cols: [(&str, bool); 15] = [
+    let mut s = format!(
+        "{}<table class=\"checks\">\n<caption>{}</caption>\n<thead><tr>",
+        scroller(&caption),
+        esc(&caption)
+    );
+    let cols: [(&str, bool); 11] = [
         ("metric", false),
         ("stratum", false),
         ("n", true),
@@ -454,13 +613,9 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
         ("current", true),
         ("delta", true),
         ("plot", false),
-        (&bound, true),
-        ("level", true),
         ("tolerance", true),
-        ("test", false),
-        ("p (1-sided)", true),
-        ("p_adj", true),
         ("mde", true),
+        ("test", false),
         ("verdict", false),
     ];
     for (h, num) in cols {
@@ -468,45 +623,84 @@ fn check_table(v: &GateView, r: &RetrieverOutcome) -> String {
         let _ = write!(s, "<th scope=\"col\"{class}>{}</th>", esc(h));
     }
     s += "</tr></thead>\n<tbody>\n";
-    for c in &r.checks {
-        let metric = c.cmp.metric.name();
-        let lvl = if decision == Decision::Threshold {
+    let lvl = |c: &Check| {
+        if decision == Decision::Threshold {
             "-".to_string()
         } else {
             level(c.bound_level)
-        };
+        }
+    };
+    for c in &r.checks {
+        let metric = c.cmp.metric.name();
         let tol = c.tolerance.map_or("-".to_string(), f4);
         let words = format!(
-            "{metric} on {}: delta {}, {bound} {} at {lvl}, tolerance {tol}: {}",
+            "{metric} on {}: delta {}, {bound} {} at {}, tolerance {tol}: {}",
             c.cmp.stratum,
             signed4(c.cmp.delta),
             bound_cell(c, decision),
+            lvl(c),
             c.verdict.name()
         );
         let num = |x: String| format!("<td class=\"num\">{}</td>", esc(&x));
         let _ = writeln!(
             s,
-            "<tr data-verdict=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}{}{}<td>{}</td>{}{}<td class=\"num tolerance\">{}</td><td>{}</td>{}{}{}<td class=\"{}\">{}</td></tr>",
+            "<tr data-verdict=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}{}{}<td>{}</td><td class=\"num tolerance\">{}</td>{}<td>{}</td><td class=\"{}\">{}</td></tr>",
             c.verdict.name(),
-            esc(&metric),
-            esc(&c.cmp.stratum),
+            cell(&metric),
+            cell(&c.cmp.stratum),
             num(c.cmp.n.to_string()),
             num(f4(c.cmp.baseline)),
             num(f4(c.cmp.current)),
             num(signed4(c.cmp.delta)),
             check_plot(c, decision, &sc, &words),
-            num(bound_cell(c, decision)),
-            num(lvl),
             esc(&tol),
-            esc(c.test_name()),
-            num(p_text(c.cmp.p_value, r)),
-            num(p_text(c.cmp.p_adjusted, r)),
             num(c.mde().map_or("-".into(), f4)),
+            esc(c.test_name()),
             c.verdict.name(),
             c.verdict.name()
         );
     }
     s += "</tbody>\n</table></div>\n";
+    let mut t = Table::new(
+        [
+            "metric",
+            "stratum",
+            bound.as_str(),
+            "level",
+            "p (1-sided)",
+            "p_adj",
+            "verdict",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        2,
+    );
+    t.align[6] = Align::Left;
+    for c in &r.checks {
+        t.push(vec![
+            c.cmp.metric.name(),
+            c.cmp.stratum.clone(),
+            bound_cell(c, decision),
+            lvl(c),
+            p_text(c.cmp.p_value, r),
+            p_text(c.cmp.p_adjusted, r),
+            c.verdict.name().to_string(),
+        ]);
+    }
+    let inner = table(
+        &t,
+        &format!(
+            "The {bound}, its level and the p-values of each check of {}",
+            r.name
+        ),
+    )
+    .replacen("<table>", "<table class=\"check-tests\">", 1);
+    let _ = writeln!(
+        s,
+        "<details class=\"check-tests\"><summary>The {} the rule read, its level and the p-values of each check</summary>\n{inner}</details>",
+        esc(&bound)
+    );
     s
 }
 
@@ -586,39 +780,87 @@ fn strata_table(r: &RetrieverOutcome) -> String {
     }
     format!(
         "<h3>By stratum</h3>\n{}",
-        table(&t, "Each stratum's checks and lost queries")
+        table(
+            &t,
+            &format!("Each stratum's checks and lost queries of {}", r.name)
+        )
     )
 }
 
+/// The rule [`crate::gate::power`] applies to call a check enforceable
+/// (SPEC "enforceable"), in words, for the power panel's caption: under
+/// the drop decisions a drop of twice the tolerance caught at least 80% of
+/// the time, which is an mde within twice the tolerance; under
+/// non-inferiority and threshold, a bound on how often an unchanged
+/// retriever fails. A prediction-powered check also needs its mde within
+/// twice the tolerance ([`crate::gate::power::ppi_power`]).
+fn enforceable_rule(decision: Decision, alpha: f64, ppi: bool) -> String {
+    let also = if ppi {
+        " and (labels: ppi) its mde is at most twice the tolerance"
+    } else {
+        ""
+    };
+    match decision {
+        Decision::ConfidentDrop | Decision::SignificantDrop => "A check is enforceable when a drop of twice its tolerance is caught at least 80% of the time, which puts its bar at or before the dotted line (at tolerance 0, when a significant drop can fail it). The mde is never below the tolerance: a bar past the dashed line is expected.".to_string(),
+        Decision::NonInferiority => format!("A check is enforceable when an unchanged retriever fails it at most 20% of the time (column unchanged fails){also}."),
+        // The plain test holds an unchanged run to the check's corrected
+        // level; the prediction-powered one to alpha itself.
+        Decision::Threshold if ppi => format!(
+            "A check is enforceable when an unchanged retriever fails it at most {} of the time (alpha; column unchanged fails){also}.",
+            crate::diag::number(alpha)
+        ),
+        Decision::Threshold => format!(
+            "A check is enforceable when an unchanged retriever fails it no more often than the level the check is held to (alpha {} after the correction; column unchanged fails).",
+            crate::diag::number(alpha)
+        ),
+    }
+}
+
 /// What each gated check can detect: its mde (the drop caught 80% of the
-/// time) against its tolerance, and the queries that would make it
-/// enforceable.
-fn power_panel(r: &RetrieverOutcome) -> String {
+/// time) against its tolerance and twice it, whether the rule calls it
+/// enforceable, and the queries that would make it so.
+fn power_panel(decision: Decision, alpha: f64, r: &RetrieverOutcome) -> String {
     let gated: Vec<&Check> = r.checks.iter().filter(|c| c.tolerance.is_some()).collect();
     if gated.is_empty() {
         return String::new();
     }
     const W: f64 = 180.0;
     let sc = Scale::over(
-        gated
-            .iter()
-            .flat_map(|c| [0.0, c.tolerance.unwrap_or(0.0), c.mde().unwrap_or(0.0)]),
+        gated.iter().flat_map(|c| {
+            let tol = c.tolerance.unwrap_or(0.0);
+            [0.0, tol, 2.0 * tol, c.mde().unwrap_or(0.0)]
+        }),
         4.0,
         W - 4.0,
     );
     let sc = Scale { lo: 0.0, ..sc };
-    let mut s = String::from(
-        "<h3>Power</h3>\n<table class=\"power\">\n<caption>What each gated check can detect: the mde (bar; the drop failed 80% of the time) against the tolerance (dashed line). A bar past the line cannot enforce its tolerance.</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\" class=\"num\">tolerance</th><th scope=\"col\" class=\"num\">mde</th><th scope=\"col\">plot</th><th scope=\"col\">enforceable</th><th scope=\"col\" class=\"num\">queries needed</th></tr></thead>\n<tbody>\n",
+    let unchanged = matches!(decision, Decision::NonInferiority | Decision::Threshold);
+    let ppi = gated.iter().any(|c| c.ppi.is_some());
+    let caption = format!(
+        "What each gated check of {} can detect: the mde (bar; the drop failed 80% of the time) against the tolerance (dashed line) and twice the tolerance (dotted line). {}",
+        r.name,
+        enforceable_rule(decision, alpha, ppi)
+    );
+    let mut s = format!(
+        "<h3>Power</h3>\n{}<table class=\"power\">\n<caption>{}</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\" class=\"num\">tolerance</th><th scope=\"col\" class=\"num\">mde</th><th scope=\"col\">plot</th>{}<th scope=\"col\">enforceable</th><th scope=\"col\" class=\"num\">queries needed</th></tr></thead>\n<tbody>\n",
+        scroller(&caption),
+        esc(&caption),
+        if unchanged {
+            "<th scope=\"col\" class=\"num\">unchanged fails</th>"
+        } else {
+            ""
+        }
     );
     for c in gated {
         let tol = c.tolerance.unwrap_or(0.0);
         let mde = c.mde();
         let words = format!(
-            "{} on {}: mde {} against tolerance {}",
+            "{} on {}: mde {} against tolerance {} (twice: {})",
             c.cmp.metric.name(),
             c.cmp.stratum,
             mde.map_or("none".into(), f4),
-            f4(tol)
+            f4(tol),
+            f4(2.0 * tol)
         );
         let mut plot = format!(
             "<svg class=\"power-plot\" width=\"{W}\" height=\"20\" viewBox=\"0 0 {W} 20\" role=\"img\" aria-label=\"{0}\"><title>{0}</title>",
@@ -633,16 +875,26 @@ fn power_panel(r: &RetrieverOutcome) -> String {
                 (sc.x(m) - sc.x(0.0)).max(0.5)
             );
         }
-        let xt = sc.x(tol);
+        let (xt, x2) = (sc.x(tol), sc.x(2.0 * tol));
         let _ = write!(
             plot,
-            "<line class=\"tolerance\" x1=\"{xt:.1}\" y1=\"0\" x2=\"{xt:.1}\" y2=\"20\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/></svg>"
+            "<line class=\"tolerance\" x1=\"{xt:.1}\" y1=\"0\" x2=\"{xt:.1}\" y2=\"20\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/><line class=\"twice-tolerance\" x1=\"{x2:.1}\" y1=\"0\" x2=\"{x2:.1}\" y2=\"20\" stroke=\"#333\" stroke-width=\"1.5\" stroke-dasharray=\"1,2\"/></svg>"
         );
+        let fails = if unchanged {
+            format!(
+                "<td class=\"num\">{}</td>",
+                c.power
+                    .unchanged_fails
+                    .map_or("-".into(), |u| format!("{:.1}%", 100.0 * u))
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{plot}</td><td>{}</td><td class=\"num\">{}</td></tr>",
-            esc(&c.cmp.metric.name()),
-            esc(&c.cmp.stratum),
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{plot}</td>{fails}<td>{}</td><td class=\"num\">{}</td></tr>",
+            cell(&c.cmp.metric.name()),
+            cell(&c.cmp.stratum),
             c.cmp.n,
             f4(tol),
             mde.map_or("-".into(), f4),
@@ -652,14 +904,14 @@ fn power_panel(r: &RetrieverOutcome) -> String {
                 .map_or("-".into(), |q| format!("about {q}"))
         );
     }
-    s += "</tbody>\n</table>\n";
+    s += "</tbody>\n</table></div>\n";
     s
 }
 
 /// The two stages: per scope a bar of the queries that reached the top k,
 /// were dropped by the reranker, or were missed by retrieval, baseline
 /// above current; the counts and the ceilings in tables beside.
-fn funnel(st: &StageOutcome) -> String {
+fn funnel(name: &str, st: &StageOutcome) -> String {
     let mut s = format!("<h3>{}</h3>\n", esc(&GateView::stage_title(st)));
     const W: f64 = 360.0;
     let colors = [
@@ -701,7 +953,14 @@ fn funnel(st: &StageOutcome) -> String {
         }
         b + "</svg>"
     };
-    s += "<table class=\"funnel\">\n<caption>Queries by stage, baseline above current</caption>\n<thead><tr><th scope=\"col\">scope</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead>\n<tbody>\n";
+    let caption = format!("Queries of {name} by stage, baseline above current");
+    s += &scroller(&caption);
+    let _ = write!(
+        s,
+        "<table class=\"funnel\">\n<caption>{}</caption>",
+        esc(&caption)
+    );
+    s += "\n<thead><tr><th scope=\"col\">scope</th><th scope=\"col\" class=\"num\">n</th><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead>\n<tbody>\n";
     for sl in &st.lost {
         let base = sl.baseline.as_ref().map_or_else(
             || "no candidate lists stored".to_string(),
@@ -710,16 +969,21 @@ fn funnel(st: &StageOutcome) -> String {
         let _ = writeln!(
             s,
             "<tr><th scope=\"row\">{}</th><td class=\"num\">{}</td><td>{base}</td><td>{}</td></tr>",
-            esc(&sl.scope),
+            cell(&sl.scope),
             sl.n,
             bar(&sl.current, sl.n, "current")
         );
     }
-    s += "</tbody>\n</table>\n";
-    s += &table(&GateView::lost_table(st), "Queries by stage, baseline -> current");
+    s += "</tbody>\n</table></div>\n";
+    s += &table(
+        &GateView::lost_table(st),
+        &format!("Queries of {name} by stage, baseline -> current"),
+    );
     s += &table(
         &GateView::ceiling_table(st, false),
-        "Each final metric beside its ceiling (a perfect reranker of the current candidates)",
+        &format!(
+            "Each final metric of {name} beside its ceiling (a perfect reranker of the current candidates)"
+        ),
     );
     if !st.absent.is_empty() {
         let _ = writeln!(
@@ -749,10 +1013,92 @@ const OPEN_FLIPS: usize = 30;
 /// stage, and listed in full by the JSON report.
 pub const HTML_FLIPS: usize = 500;
 
-/// The queries that went from hit to miss, by stage and stratum, each with
-/// its text, the metrics that lost it, and its top k baseline beside
-/// current: the chunks lost from and gained in the top k, relevant ones in
-/// bold.
+/// The anchor of a lost query's entry, `q-<retriever>~<query id>`, each
+/// part kept where it is ASCII letters, digits, `-` and `_`, every other
+/// byte of its UTF-8 written `.XX` (upper-case hex): stable (a function of
+/// the two names alone, so a link in the PR comment finds it), unique (the
+/// spelling is reversible, and one retriever lists a query once) and a
+/// valid id and URL fragment for any id a gold set holds.
+pub fn query_anchor(retriever: &str, query_id: &str) -> String {
+    fn part(out: &mut String, s: &str) {
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+                out.push(char::from(b));
+            } else {
+                let _ = write!(out, ".{b:02X}");
+            }
+        }
+    }
+    let mut out = String::from("q-");
+    part(&mut out, retriever);
+    out.push('~');
+    part(&mut out, query_id);
+    out
+}
+
+/// A lost query's rank of its first relevant chunk in the baseline's top
+/// k and in the current one (`None`: not in the top k).
+fn relevant_ranks(f: &Flip) -> Option<(Option<usize>, Option<usize>)> {
+    let top = f.top.as_ref()?;
+    let first = |ids: &[String]| ids.iter().position(|i| top.relevant.contains(i)).map(|p| p + 1);
+    Some((first(&top.baseline), first(&top.current)))
+}
+
+/// The order lost queries are listed in: the largest loss first, that is
+/// the most gated metrics that lost the query, then (where the top k is
+/// known) the furthest fall of its first relevant chunk, a chunk gone from
+/// the top k counted at k + 1; otherwise in the report's order.
+fn by_severity(flips: &mut [&Flip]) {
+    let fall = |f: &Flip| -> usize {
+        match (relevant_ranks(f), f.top.as_ref()) {
+            (Some((before, after)), Some(top)) => {
+                let after = after.unwrap_or(top.k + 1);
+                after.saturating_sub(before.unwrap_or(top.k + 1))
+            }
+            _ => 0,
+        }
+    };
+    flips.sort_by_key(|f| (std::cmp::Reverse(f.lost.len()), std::cmp::Reverse(fall(f))));
+}
+
+/// How many queries each gated metric lost, overall and per stratum.
+fn lost_per_metric(r: &RetrieverOutcome) -> Table {
+    let mut metrics: Vec<&str> = Vec::new();
+    let mut strata: Vec<&str> = Vec::new();
+    for f in &r.flips {
+        for m in &f.lost {
+            if !metrics.contains(&m.as_str()) {
+                metrics.push(m);
+            }
+        }
+        if !strata.contains(&f.stratum.as_str()) {
+            strata.push(&f.stratum);
+        }
+    }
+    let mut headers = vec!["metric".to_string(), "queries lost".to_string()];
+    if strata.len() > 1 {
+        headers.extend(strata.iter().map(|s| s.to_string()));
+    }
+    let mut t = Table::new(headers, 1);
+    for m in metrics {
+        let lost: Vec<&Flip> = r.flips.iter().filter(|f| f.lost.iter().any(|l| l == m)).collect();
+        let mut row = vec![m.to_string(), lost.len().to_string()];
+        if strata.len() > 1 {
+            for st in &strata {
+                row.push(lost.iter().filter(|f| f.stratum == *st).count().to_string());
+            }
+        }
+        t.push(row);
+    }
+    t
+}
+
+/// The queries that went from hit to miss, by stage, the largest loss
+/// first ([`by_severity`]), each under its own anchor ([`query_anchor`])
+/// with its stratum, its text, the metrics that lost it, and its top k
+/// baseline beside current: the chunks lost from and gained in the top k,
+/// relevant ones in bold. A table first counts the queries each metric
+/// lost.
 fn flips(r: &RetrieverOutcome) -> String {
     if r.flips.is_empty() {
         return String::new();
@@ -761,6 +1107,11 @@ fn flips(r: &RetrieverOutcome) -> String {
         "<h3>Queries that went from hit to miss ({})</h3>\n",
         r.flips.len()
     );
+    s += &table(
+        &lost_per_metric(r),
+        &format!("Queries of {} each gated metric lost", r.name),
+    )
+    .replacen("<table>", "<table class=\"lost-per-metric\">", 1);
     let groups: Vec<(Option<&str>, Vec<&Flip>)> = if r.stages.is_none() {
         vec![(None, r.flips.iter().collect())]
     } else {
@@ -782,31 +1133,21 @@ fn flips(r: &RetrieverOutcome) -> String {
     };
     let open = r.flips.len() <= OPEN_FLIPS;
     let mut shown = 0;
-    for (title, group) in groups {
+    for (title, mut group) in groups {
         if let Some(t) = title {
             let _ = writeln!(s, "<h4>{t} ({})</h4>", group.len());
         }
+        by_severity(&mut group);
         let room = HTML_FLIPS - shown;
         let rest = group.len().saturating_sub(room);
-        let mut last: Option<&str> = None;
         for f in group.into_iter().take(room) {
             shown += 1;
-            if last != Some(f.stratum.as_str()) {
-                if last.is_some() {
-                    s += "</div>\n";
-                }
-                let _ = writeln!(s, "<div class=\"stratum\"><h5>{}</h5>", esc(&f.stratum));
-                last = Some(&f.stratum);
-            }
-            s += &flip(f, open);
-        }
-        if last.is_some() {
-            s += "</div>\n";
+            s += &flip(&r.name, f, open);
         }
         if rest > 0 {
             let _ = writeln!(
                 s,
-                "<p class=\"more\">… and {} more quer{} {}, not shown: the page shows the first {HTML_FLIPS} flips (the JSON report, <code>--format json</code>, lists every one).</p>",
+                "<p class=\"more\">… and {} more quer{} {}, not shown: the page shows the first {HTML_FLIPS} flips, the largest losses first (the JSON report, <code>--format json</code>, lists every one).</p>",
                 crate::input::grouped(rest as u64),
                 if rest == 1 { "y" } else { "ies" },
                 if title.is_some() { "in this group" } else { "went from hit to miss" },
@@ -824,19 +1165,30 @@ fn flips(r: &RetrieverOutcome) -> String {
     s
 }
 
-fn flip(f: &Flip, open: bool) -> String {
+/// Where the first relevant chunk stood, before and after, in words.
+fn rank_words(f: &Flip) -> Option<String> {
+    let (before, after) = relevant_ranks(f)?;
+    let k = f.top.as_ref()?.k;
+    let at = |r: Option<usize>| r.map_or(format!("not in the top {k}"), |r| format!("rank {r}"));
+    Some(format!("first relevant chunk {} → {}", at(before), at(after)))
+}
+
+fn flip(retriever: &str, f: &Flip, open: bool) -> String {
     let text = f
         .text
         .as_deref()
         .map(|t| format!(" <span class=\"flip-text\">“{}”</span>", esc(t)))
         .unwrap_or_default();
+    let ranks = rank_words(f).map(|w| format!("; {w}")).unwrap_or_default();
     let summary = format!(
-        "<code class=\"id\">{}</code>{text}: lost {}",
+        "<code class=\"id\">{}</code>{text} <span class=\"stratum-tag\">({})</span>: lost {}{ranks}",
         esc(&f.query_id),
+        esc(&f.stratum),
         esc(&f.lost.join(", "))
     );
+    let anchor = esc(&query_anchor(retriever, &f.query_id));
     let Some(top) = &f.top else {
-        return format!("<p class=\"flip\">{summary}</p>\n");
+        return format!("<p class=\"flip\" id=\"{anchor}\">{summary}</p>\n");
     };
     let lost = top.lost();
     let gained = top.gained();
@@ -884,7 +1236,7 @@ fn flip(f: &Flip, open: bool) -> String {
         }
     };
     format!(
-        "<details class=\"flip\"{}><summary>{summary}</summary>\n<p>Lost from the top {k}: {}<br/>Gained in the top {k}: {}</p>\n<table class=\"top\"><caption>Top {k} of <code>{}</code>, baseline beside current</caption><thead><tr><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table>\n</details>\n",
+        "<details class=\"flip\" id=\"{anchor}\"{}><summary>{summary}</summary>\n<p>Lost from the top {k}: {}<br/>Gained in the top {k}: {}</p>\n<table class=\"top\"><caption>Top {k} of <code>{}</code>, baseline beside current</caption><thead><tr><th scope=\"col\">baseline</th><th scope=\"col\">current</th></tr></thead><tbody><tr><td>{}</td><td>{}</td></tr></tbody></table>\n</details>\n",
         if open { " open=\"open\"" } else { "" },
         names(&lost, "lost-id"),
         names(&gained, "gained-id"),
@@ -911,12 +1263,14 @@ fn excerpt(t: &str) -> String {
 /// Entries of the history table shown under the chart (the chart has all).
 const TREND_ROWS: usize = 12;
 
-/// The baseline's recorded history: the chart `baseline history --plot`
-/// draws, of the gated metrics overall, and its last entries as a table.
+/// The baseline's recorded history and this run after it: the chart
+/// `baseline history --plot` draws, of the gated metrics overall (this run
+/// a ring), and the last entries as a table.
 fn trend(r: &RetrieverOutcome) -> String {
-    if r.history.is_empty() {
+    if r.history.is_empty() && r.current.is_none() {
         return String::new();
     }
+    let entries: Vec<crate::baseline::HistoryEntry> = r.history.iter().chain(&r.current).cloned().collect();
     let mut metrics: Vec<String> = Vec::new();
     for c in r.checks.iter().filter(|c| c.tolerance.is_some()) {
         let n = c.cmp.metric.name();
@@ -925,35 +1279,51 @@ fn trend(r: &RetrieverOutcome) -> String {
         }
     }
     let parsed: Vec<crate::metrics::Metric> = metrics.iter().filter_map(|m| m.parse().ok()).collect();
-    let svg = plot_svg(&r.name, &r.history, &metrics, "all");
+    let svg = plot_svg(&r.name, &entries, &metrics, "all");
     let svg = svg.replacen(
         "<svg ",
         &format!(
-            "<svg role=\"img\" aria-label=\"{}\" ",
+            "<svg class=\"chart trend\" role=\"img\" aria-label=\"{}\" ",
             esc(&format!(
-                "history of {}: {} recorded results of {}",
+                "history of {}: {} recorded results of {}{}",
                 r.name,
                 r.history.len(),
-                metrics.join(", ")
+                metrics.join(", "),
+                if r.current.is_some() {
+                    ", then this run"
+                } else {
+                    ""
+                }
             ))
         ),
         1,
     );
-    let from = r.history.len().saturating_sub(TREND_ROWS);
+    let from = entries.len().saturating_sub(TREND_ROWS);
     let view = HistoryView {
         name: &r.name,
-        entries: &r.history[from..],
+        entries: &entries[from..],
         metrics: &parsed,
         scope: "all",
     };
+    let this = if r.current.is_some() {
+        " This run is the last point (a ring): not recorded unless the gate ran with <code>--record</code>."
+    } else {
+        ""
+    };
     format!(
-        "<h3>Trend</h3>\n<figure>{svg}<figcaption>The overall means of the gated metrics at each recorded gate (dots) and baseline update (squares).</figcaption></figure>\n{}",
+        "<h3>Trend</h3>\n<figure>{svg}<figcaption>The overall means of the gated metrics at each recorded gate (dots) and baseline update (squares).{this}</figcaption></figure>\n{}",
         table(
             &view.table(),
             &format!(
-                "The last {} of {} recorded results",
-                r.history.len() - from,
-                r.history.len()
+                "The last {} of {} results of {}{}",
+                entries.len() - from,
+                entries.len(),
+                r.name,
+                if r.current.is_some() {
+                    ", this run last"
+                } else {
+                    ""
+                }
             )
         )
     )
@@ -976,12 +1346,12 @@ fn interval_plot(delta: f64, lo: f64, hi: f64, sc: &Scale, significant: bool, wo
 
 fn compare_page(v: &CompareView) -> String {
     let mut b = format!(
-        "<header>\n<h1>rgate compare</h1>\n<p class=\"lead\">{}</p>\n<p class=\"settings\">{}</p>\n</header>\n",
-        esc(&v.title()),
-        esc(&v.settings_line())
+        "<header>\n<h1>rgate compare</h1>\n<p class=\"lead\">{}</p>\n<p class=\"lead statement\">{}</p>\n<p class=\"settings\">{}</p>\n</header>\n",
+        prose(&v.title()),
+        prose(&v.statement()),
+        prose(&v.settings_line())
     );
     b += &table(&v.means_table(), "Means of each run over every query");
-    let _ = writeln!(b, "<p class=\"lead statement\">{}</p>", esc(&v.statement()));
     if v.family.ranking.len() > 1 {
         b += &table(
             &v.ranking_table(),
@@ -1008,7 +1378,7 @@ fn compare_page(v: &CompareView) -> String {
         if !skewed.is_empty() {
             let _ = writeln!(b, "<h3>{SKEW_HEADING}</h3>\n<ul>");
             for s in &skewed {
-                let _ = writeln!(b, "<li>{}</li>", esc(s));
+                let _ = writeln!(b, "<li>{}</li>", prose(s));
             }
             b += "</ul>\n";
         }
@@ -1028,10 +1398,15 @@ fn side_by_side(v: &CompareView) -> String {
         6.0,
         150.0,
     );
+    let caption = format!(
+        "Delta from {} with its {level} interval (bar); blue: significant after {}",
+        v.runs[0].name,
+        v.family.correction.words()
+    );
     let mut s = format!(
-        "<h2>Variants side by side</h2>\n<table class=\"side-by-side\">\n<caption>Delta from {} with its {level} interval (bar); blue: significant after {}</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">{}</th>",
-        esc(&v.runs[0].name),
-        v.family.correction.words(),
+        "<h2>Variants side by side</h2>\n{}<table class=\"side-by-side\">\n<caption>{}</caption>\n<thead><tr><th scope=\"col\">metric</th><th scope=\"col\">stratum</th><th scope=\"col\" class=\"num\">{}</th>",
+        scroller(&caption),
+        esc(&caption),
         esc(&v.runs[0].name)
     );
     for r in &v.runs[1..] {
@@ -1042,8 +1417,8 @@ fn side_by_side(v: &CompareView) -> String {
         let _ = write!(
             s,
             "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"num\">{}</td>",
-            esc(&first.cmp.metric.name()),
-            esc(&first.cmp.stratum),
+            cell(&first.cmp.metric.name()),
+            cell(&first.cmp.stratum),
             f4(first.cmp.baseline)
         );
         for (k, rows) in v.comparisons.iter().enumerate() {
@@ -1083,18 +1458,18 @@ fn side_by_side(v: &CompareView) -> String {
         }
         s += "</tr>\n";
     }
-    s += "</tbody>\n</table>\n";
+    s += "</tbody>\n</table></div>\n";
     s
 }
 
 fn eval_page(v: &EvalView) -> String {
     let mut b = format!(
         "<header>\n<h1>rgate eval</h1>\n<p class=\"lead\">{}</p>\n</header>\n",
-        esc(&v.title())
+        prose(&v.title())
     );
     b += &table(&v.means_table(), "Means per scope");
     if let Some(note) = v.interval_note() {
-        let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&note));
+        let _ = writeln!(b, "<p class=\"note\">{}</p>", prose(&note));
     }
     if let Some(t) = v.ppi_table() {
         b += &table(&t, "Prediction-powered estimates beside people's labels alone");
@@ -1310,13 +1685,13 @@ fn curves(v: &EvalView) -> String {
             b,
             "<figure>{}<figcaption>{} Line: the mean at each k; band: its interval; dotted: the ceiling of the candidates; dashed red: the target; ring: the depth that reaches it with confidence.</figcaption></figure>",
             curve_chart(c),
-            esc(&v.curve_title(c))
+            prose(&v.curve_title(c))
         );
         let lines = v.target_lines(c);
         if let Some((head, rest)) = lines.split_first() {
-            let _ = writeln!(b, "<p>{}</p>\n<ul class=\"target\">", esc(head));
+            let _ = writeln!(b, "<p>{}</p>\n<ul class=\"target\">", prose(head));
             for l in rest {
-                let _ = writeln!(b, "<li>{}</li>", esc(l));
+                let _ = writeln!(b, "<li>{}</li>", prose(l));
             }
             b += "</ul>\n";
         }
@@ -1380,7 +1755,7 @@ mod tests {
             absent: Vec::new(),
         });
         let h = flips(&r);
-        assert_eq!(h.matches("<p class=\"flip\">").count(), HTML_FLIPS);
+        assert_eq!(h.matches("<p class=\"flip\" id=").count(), HTML_FLIPS);
         assert!(
             h.contains("<h3>Queries that went from hit to miss (1203)</h3>"),
             "{h}"
@@ -1404,11 +1779,49 @@ mod tests {
                 f
             }));
         let h = flips(&r);
-        assert_eq!(h.matches("<p class=\"flip\">").count(), HTML_FLIPS);
+        assert_eq!(h.matches("<p class=\"flip\" id=").count(), HTML_FLIPS);
         assert!(
             h.contains("… and 1,703 more queries went from hit to miss, not shown"),
             "{h}"
         );
+    }
+
+    /// Anchors spelled by hand: letters, digits, `-` and `_` kept, every
+    /// other byte `.XX`; the retriever and the query apart by `~`, which
+    /// neither spelling produces, so two pairs never share an anchor.
+    #[test]
+    fn query_anchors_are_reversible_spellings() {
+        assert_eq!(query_anchor("hybrid", "q-005"), "q-hybrid~q-005");
+        assert_eq!(query_anchor("a b", "é.~"), "q-a.20b~.C3.A9.2E.7E");
+        assert_ne!(query_anchor("a~b", "c"), query_anchor("a", "b~c"));
+        assert_ne!(query_anchor("r", "a b"), query_anchor("r", "a_b"));
+    }
+
+    /// Labels a pixel apart are pushed to 3 units between their edges,
+    /// about their midpoint; ones at the plot's edge move inside it.
+    #[test]
+    fn labels_are_pushed_apart_and_kept_inside() {
+        // Widths 20 and 6: centres at least 13 + 3 = 16 apart.
+        let (a, b) = apart((100.0, 20.0), (101.0, 6.0), 180.0);
+        assert!((b - a - 16.0).abs() < 1e-9 && ((a + b) / 2.0 - 100.5).abs() < 1e-9);
+        // Far enough apart: untouched.
+        assert_eq!(apart((50.0, 20.0), (100.0, 6.0), 180.0), (50.0, 100.0));
+        // At the left edge: the first label's left end at 0.
+        let (a, b) = apart((2.0, 20.0), (3.0, 6.0), 180.0);
+        assert!((a - 10.0).abs() < 1e-9 && (b - 26.0).abs() < 1e-9, "{a} {b}");
+        // At the right edge: the second label's right end at the width.
+        let (a, b) = apart((178.0, 20.0), (179.0, 6.0), 180.0);
+        assert!((b - 177.0).abs() < 1e-9 && (a - 161.0).abs() < 1e-9, "{a} {b}");
+    }
+
+    #[test]
+    fn prose_turns_code_spans_into_code_and_escapes_the_rest() {
+        assert_eq!(
+            prose("see `a<b` & `c`"),
+            "see <code>a&lt;b</code> &amp; <code>c</code>"
+        );
+        // An unpaired backtick is text.
+        assert_eq!(prose("it`s <x>"), "it`s &lt;x&gt;");
     }
 
     #[test]

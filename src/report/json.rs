@@ -12,7 +12,9 @@
 //! of its change (see `compare::skew_of`), `{"skewness", "direction": "gain" |
 //! "loss", "share", "carriers", "movers", "queries": [{"query_id",
 //! "delta"}]}`. Top-level `judge` (`gate.judge`, SPEC "Gating on model
-//! labels"): `null`, or `{"kappa", "kappa_undefined", "n_verified",
+//! labels"): `null`, or `{"kappa", "kappa_undefined", "kappa_ci_low",
+//! "kappa_ci_high" (95% percentile bootstrap over the verified queries,
+//! seeded; `null` without one), "n_verified",
 //! "pairs", "relevance_level", "min_kappa", "on_low", "verdict": "pass" |
 //! "fail" | "warn" | "none", "reason"}`.
 //!
@@ -51,7 +53,8 @@
 //! {"ci_low", "ci_high"}, <stratum>: {...}, "macro": {...}}} (95%, both
 //! `null` where a scope has fewer than two queries or `--resamples 0`
 //! asked for none), "interval_settings": {"level", "resamples", "seed",
-//! "method"} | null, "missing_queries": [ids], "warnings": [..]}`, plus
+//! "method", "methods": {metric: method}} | null (`method` the one every
+//! metric's interval uses, else each metric's in one phrase), "missing_queries": [ids], "warnings": [..]}`, plus
 //! with `--per-query` a `"per_query"` list of `{"query_id", "stratum",
 //! <metric>: value, ...}` in gold order.
 //!
@@ -281,6 +284,8 @@ fn judge_value(j: Option<&crate::gate::JudgeCheck>) -> Value {
     json!({
         "kappa": j.kappa.value().map_or(Value::Null, num),
         "kappa_undefined": j.kappa.reason(),
+        "kappa_ci_low": j.kappa_interval.map_or(Value::Null, |i| num(i.0)),
+        "kappa_ci_high": j.kappa_interval.map_or(Value::Null, |i| num(i.1)),
         "n_verified": j.n_verified,
         "pairs": j.pairs,
         "relevance_level": j.relevance_level,
@@ -560,7 +565,8 @@ fn eval_value(v: &EvalView) -> Value {
                 "level": i.settings.level,
                 "resamples": i.settings.resamples,
                 "seed": i.settings.seed,
-                "method": "stratified bootstrap, expanded percentile",
+                "method": v.interval_method(),
+                "methods": names.iter().zip(v.interval_methods()).map(|(n, m)| (n.clone(), json!(m))).collect::<Map<String, Value>>(),
             }),
             (None, None) => Value::Null,
         },

@@ -155,6 +155,18 @@ pub struct PpiCombined {
     /// parts of `se^2`, as in [`PpiEstimate`].
     pub model_var: f64,
     pub rectifier_var: f64,
+    /// The effective number of verified queries of the test that ran on
+    /// this estimate's per-query terms, when one did (the gate and compare:
+    /// `crate::ppi::test_delta`); [`PpiCombined::effective_n`] gives it in
+    /// place of the variance-based figure, so the n a check prints is the
+    /// n its verdict had.
+    pub test_effective_n: Option<f64>,
+    /// The range the estimated quantity lies in (a metric's range for a
+    /// mean, the deltas the baseline leaves room for): the intervals
+    /// reports show ([`PpiCombined::shown_interval`]) are clipped to it. A
+    /// normal interval knows no range, and "recall 1.04" is no bound
+    /// anyone can read. Unbounded (+-inf) unless the caller sets it.
+    pub range: (f64, f64),
 }
 
 /// Why an input cannot be estimated. These are caller bugs or input the
@@ -368,6 +380,8 @@ pub fn try_combine(parts: &[(f64, PpiEstimate)]) -> Result<PpiCombined, PpiError
         people_only_strata: 0,
         model_var: 0.0,
         rectifier_var: 0.0,
+        test_effective_n: None,
+        range: (f64::NEG_INFINITY, f64::INFINITY),
     };
     let (mut var, mut people_var, mut weight) = (0.0, 0.0, 0.0);
     for (w, e) in parts {
@@ -518,21 +532,16 @@ macro_rules! normal_summary {
             /// [`Self::interval`] as reports show it: None where the
             /// standard error is 0 (no spread seen: a normal interval of
             /// width 0 would claim a certainty a handful of equal values
-            /// does not give) or not finite.
+            /// does not give) or not finite; clipped to the quantity's
+            /// range where one is known.
             pub fn shown_interval(&self, level: f64) -> Option<(f64, f64)> {
-                (self.se > 0.0 && self.se.is_finite()).then(|| self.interval(level))
+                (self.se > 0.0 && self.se.is_finite()).then(|| clip(self.interval(level), self.bounds()))
             }
 
             /// [`Self::people_interval`] as reports show it, likewise.
             pub fn shown_people_interval(&self, level: f64) -> Option<(f64, f64)> {
-                (self.people_se > 0.0 && self.people_se.is_finite()).then(|| self.people_interval(level))
-            }
-
-            /// People-only variance / PPI variance x n_verified: the number
-            /// of verified queries people alone would need for the PPI
-            /// interval's width.
-            pub fn effective_n(&self) -> f64 {
-                effective(self.se, self.people_se, self.n_verified)
+                (self.people_se > 0.0 && self.people_se.is_finite())
+                    .then(|| clip(self.people_interval(level), self.bounds()))
             }
 
             /// One-sided normal p-value of H0 "true mean >= margin" against
@@ -613,6 +622,90 @@ macro_rules! normal_summary {
 
 normal_summary!(PpiEstimate);
 normal_summary!(PpiCombined);
+
+impl PpiEstimate {
+    /// People-only variance / PPI variance x n_verified: the number of
+    /// verified queries people alone would need for the PPI interval's
+    /// width.
+    pub fn effective_n(&self) -> f64 {
+        effective(self.se, self.people_se, self.n_verified)
+    }
+
+    fn bounds(&self) -> (f64, f64) {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+}
+
+impl PpiCombined {
+    /// The effective number of verified queries: the test's when a test
+    /// ran on this estimate ([`PpiCombined::test_effective_n`]), else people-only
+    /// variance / PPI variance x n_verified (the number of verified
+    /// queries people alone would need for the PPI interval's width).
+    pub fn effective_n(&self) -> f64 {
+        self.test_effective_n
+            .unwrap_or_else(|| effective(self.se, self.people_se, self.n_verified))
+    }
+
+    fn bounds(&self) -> (f64, f64) {
+        self.range
+    }
+}
+
+/// `iv` clipped to `range` (NaN ends stay NaN).
+fn clip(iv: (f64, f64), range: (f64, f64)) -> (f64, f64) {
+    let f = |x: f64| {
+        if x.is_nan() {
+            x
+        } else {
+            x.max(range.0).min(range.1)
+        }
+    };
+    (f(iv.0), f(iv.1))
+}
+
+/// The lambda in [0, 1] that makes a test's reference spread smallest,
+/// for per-query terms `t_q = lambda a_q + b_q` (a PPI estimate's terms,
+/// `crate::ppi::pseudo_deltas`, are of this form: `a_q` the model's part,
+/// `b_q` the people's). `centered: false` minimises `sum t_q^2`, the
+/// variance of the sign-flip test's reference distribution (each term's
+/// sign flipped at random: `var = sum t_q^2`); `centered: true` minimises
+/// `sum (t_q - mean t)^2`, the spread a t-test or a bootstrap reads.
+///
+/// Why not PPI++'s lambda: that one minimises the estimator's variance
+/// under a model of independent samples; the test that decides reads a
+/// different spread, and with a judge whose bias moves with the retriever
+/// (the model-only terms then carry an offset the rectifier cancels in the
+/// mean but the sign-flip reference counts as noise) the PPI++ lambda can
+/// make the test weaker than people's labels alone. The spread is a convex
+/// quadratic in lambda, minimised at `-sum a b / sum a^2` (centered: on the
+/// centered a and b), clipped to [0, 1]; lambda = 0 is a candidate, and at
+/// 0 the terms are the people-only test's, so the spread chosen is never
+/// larger than people-only's. `sum t_q^2` is unchanged by flipping any
+/// query's sign (its `a_q` and `b_q` flip together), so a lambda chosen on
+/// it is the same for every sign pattern the sign-flip test compares, and
+/// the test stays exact. 0 when the terms do not depend on lambda.
+pub fn spread_lambda(a: &[f64], b: &[f64], centered: bool) -> f64 {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let (ma, mb) = if centered {
+        (mean_of(a[..n].iter().copied()), mean_of(b[..n].iter().copied()))
+    } else {
+        (0.0, 0.0)
+    };
+    let (mut ab, mut aa) = (0.0, 0.0);
+    for (x, y) in a[..n].iter().zip(&b[..n]) {
+        ab += (x - ma) * (y - mb);
+        aa += (x - ma) * (x - ma);
+    }
+    let lambda = -ab / aa;
+    if lambda.is_finite() {
+        lambda.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -872,6 +965,37 @@ mod tests {
         assert_eq!((c.mean, c.se), (0.2, 0.1));
         let c = combine(&[(0.0, a)]).unwrap();
         assert_eq!((c.mean, c.se, c.lambda), (0.0, 0.0, 0.0));
+    }
+
+    /// By hand: `sum (lambda a + b)^2` is least at `-sum a b / sum a^2`.
+    /// a = (1, 2), b = (-1, 0): 1/5. Centered, a - mean = (-0.5, 0.5),
+    /// b - mean = (-0.5, 0.5): -0.5/0.5 = -1, clipped to 0. a = (1), b =
+    /// (-3): 3, clipped to 1. No a: 0.
+    #[test]
+    fn spread_lambda_by_hand() {
+        assert!((spread_lambda(&[1.0, 2.0], &[-1.0, 0.0], false) - 0.2).abs() < 1e-15);
+        assert_eq!(spread_lambda(&[1.0, 2.0], &[-1.0, 0.0], true), 0.0);
+        assert_eq!(spread_lambda(&[1.0], &[-3.0], false), 1.0);
+        assert_eq!(spread_lambda(&[0.0, 0.0], &[1.0, 2.0], false), 0.0);
+        assert_eq!(spread_lambda(&[], &[], true), 0.0);
+        assert_eq!(spread_lambda(&[3.0, 3.0], &[1.0, -2.0], true), 0.0);
+    }
+
+    /// The reports' intervals stay within the quantity's range; the
+    /// interval itself (ppi-python's) is not cut.
+    #[test]
+    fn shown_intervals_are_clipped_to_the_range() {
+        let a = estimate_with(0.95, 0.1, 0.8, false);
+        let mut c = combine(&[(1.0, a)]).unwrap();
+        let (lo, hi) = c.interval(0.95);
+        assert!(hi > 1.0 && lo < 0.95);
+        assert_eq!(c.shown_interval(0.95), Some((lo, hi)));
+        c.range = (0.0, 1.0);
+        assert_eq!(c.shown_interval(0.95), Some((lo, 1.0)));
+        assert_eq!(c.shown_people_interval(0.95).unwrap().1, 1.0);
+        assert_eq!(c.interval(0.95), (lo, hi));
+        c.test_effective_n = Some(33.0);
+        assert_eq!(c.effective_n(), 33.0);
     }
 
     fn values() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, Vec<f64>)> {

@@ -175,3 +175,125 @@ fn hook_install_writes_its_own_hook_and_leaves_others_alone() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("not inside a git repository"), "{}", o.stderr);
 }
+
+/// A gold set of `n` queries in three strata, one label each.
+fn gold_of(n: usize) -> String {
+    let mut s = String::from("version: 1\nqueries:\n");
+    for i in 0..n {
+        s += &format!(
+            "  - id: q{i}\n    text: query number {i}\n    stratum: s{}\n    relevant: [\"docs/{i}.md#1\"]\n",
+            i % 3
+        );
+    }
+    s
+}
+
+/// #49: `init` beside a gold set built first keeps it byte for byte, says
+/// so, and writes a config that parses, with the margin test and the
+/// tolerances sized to its queries.
+#[test]
+fn init_writes_the_config_beside_an_existing_gold_set() {
+    use rgate::config::{Config, Decision, Tolerance};
+    // Hand values of 1 / sqrt(n) rounded up to 0.01 (recall@10) and
+    // 1 / sqrt(n) * 10 / 0.07 rounded up (nDCG@10, percent): n = 50:
+    // 0.1414 -> 0.15 and 20.2 -> 21; n = 100: 0.10 and 14.3 -> 15; n = 400:
+    // 0.05 and 7.14 -> 8.
+    for (n, recall, ndcg) in [(50, 0.15, 21.0), (100, 0.10, 15.0), (400, 0.05, 8.0)] {
+        let tmp = tempfile::tempdir().unwrap();
+        git(tmp.path(), &["init", "-q"]);
+        let gold = gold_of(n);
+        std::fs::create_dir_all(tmp.path().join("eval")).unwrap();
+        std::fs::write(tmp.path().join("eval/gold.yaml"), &gold).unwrap();
+        let o = run({
+            let mut c = rgate();
+            c.arg("init").current_dir(tmp.path());
+            c
+        });
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(),
+            gold
+        );
+        assert!(o.stderr.contains(&format!("kept ")), "{}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("({n} queries; not overwritten)")),
+            "{}",
+            o.stderr
+        );
+        assert!(tmp.path().join(".github/workflows/rgate.yml").is_file());
+        let text = std::fs::read_to_string(tmp.path().join("config/rgate.yaml")).unwrap();
+        assert!(!text.contains("{{"), "placeholder left: {text}");
+        assert!(
+            text.contains(&format!("the {n} queries of eval/gold.yaml")),
+            "{text}"
+        );
+        let c = Config::load(Some(&tmp.path().join("config/rgate.yaml"))).unwrap();
+        assert_eq!(c.gate.decision, Decision::ConfidentDrop, "n = {n}");
+        let tol = |name: &str| {
+            c.gate
+                .rules
+                .iter()
+                .find(|r| r.metric.name() == name)
+                .map(|r| r.tolerance.clone())
+                .unwrap_or_else(|| panic!("no {name} rule: {text}"))
+        };
+        assert!(
+            matches!(tol("recall@10"), Tolerance::Absolute(t) if (t - recall).abs() < 1e-12),
+            "n = {n}: {text}"
+        );
+        assert!(
+            matches!(tol("ndcg@10"), Tolerance::Percent(t) if (t - ndcg).abs() < 1e-12),
+            "n = {n}: {text}"
+        );
+        // The written setup works: the gold set validates under it.
+        let o = run({
+            let mut c = rgate();
+            c.args(["gold", "validate"]).current_dir(tmp.path());
+            c
+        });
+        assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    }
+}
+
+/// Without a gold set, the config is the template's, sized for about 100
+/// queries, and also parses with the margin test.
+#[test]
+fn init_config_without_a_gold_set_has_the_margin_test() {
+    use rgate::config::{Config, Decision};
+    let tmp = tempfile::tempdir().unwrap();
+    git(tmp.path(), &["init", "-q"]);
+    let o = run({
+        let mut c = rgate();
+        c.arg("init").current_dir(tmp.path());
+        c
+    });
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("kept "), "{}", o.stderr);
+    let text = std::fs::read_to_string(tmp.path().join("config/rgate.yaml")).unwrap();
+    assert!(text.contains("about 100 queries (none found)"), "{text}");
+    let c = Config::load(Some(&tmp.path().join("config/rgate.yaml"))).unwrap();
+    assert_eq!(c.gate.decision, Decision::ConfidentDrop);
+    assert_eq!(c.gate.rules.len(), 2);
+}
+
+/// A file at eval/gold.yaml that is no gold set: exit 2 naming it, nothing
+/// written.
+#[test]
+fn init_refuses_beside_an_unreadable_gold_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    git(tmp.path(), &["init", "-q"]);
+    std::fs::create_dir_all(tmp.path().join("eval")).unwrap();
+    std::fs::write(tmp.path().join("eval/gold.yaml"), "queries: 7\n").unwrap();
+    let o = run({
+        let mut c = rgate();
+        c.arg("init").current_dir(tmp.path());
+        c
+    });
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("gold.yaml"), "{}", o.stderr);
+    assert!(!tmp.path().join("config").exists());
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(),
+        "queries: 7\n"
+    );
+}

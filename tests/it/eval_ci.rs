@@ -73,6 +73,51 @@ fn interval_on_a_proportion_has_the_normal_width() {
     assert_eq!(v["interval_settings"]["level"], 0.95);
     assert_eq!(v["interval_settings"]["resamples"], 1000);
     assert_eq!(v["interval_settings"]["seed"], 20261129);
+    // #49: the method says what this interval is: every value 0 or 1, so
+    // Clopper & Pearson's (src/stats/interval.rs), not the bootstrap.
+    assert_eq!(v["interval_settings"]["method"], "clopper-pearson");
+    assert_eq!(v["interval_settings"]["methods"]["hit_rate@1"], "clopper-pearson");
+    // A graded metric in [0, 1] (mrr@10: 1 or 1/2 here) gets Wilson's; a
+    // count (num_ret) the expanded percentile bootstrap; the summary
+    // names each.
+    let mut run = String::new();
+    for i in 0..40 {
+        let first = if i % 2 == 0 {
+            format!("d{i}")
+        } else {
+            "x".to_string()
+        };
+        let second = if i % 2 == 0 {
+            "y".to_string()
+        } else {
+            format!("d{i}")
+        };
+        run += &format!("{{\"query_id\": \"q{i:04}\", \"results\": [\"{first}\", \"{second}\"]}}\n");
+    }
+    let q = project(40, |_| "s", |_| true, &order).with_file("run.jsonl", run);
+    let (code, v) = q.json(&[
+        "eval",
+        "--gold",
+        "gold.jsonl",
+        "--run",
+        "run.jsonl",
+        "-m",
+        "hit_rate@1,mrr@10,num_ret",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let m = &v["interval_settings"]["methods"];
+    assert_eq!(m["hit_rate@1"], "clopper-pearson", "{v}");
+    assert_eq!(
+        m["mrr@10"], "wilson score (clopper-pearson on a stratum of 0/1 values)",
+        "{v}"
+    );
+    assert_eq!(m["num_ret"], "stratified bootstrap, expanded percentile", "{v}");
+    let summary = v["interval_settings"]["method"].as_str().unwrap();
+    assert!(summary.contains("clopper-pearson for hit_rate@1"), "{summary}");
+    assert!(
+        summary.contains("stratified bootstrap, expanded percentile for num_ret"),
+        "{summary}"
+    );
 }
 
 /// Five queries, three hits: a 0/1 metric gets Clopper & Pearson's

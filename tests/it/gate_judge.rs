@@ -69,7 +69,7 @@ fn a_judge_below_min_kappa_fails_the_gate_under_on_low_fail() {
     let escaped = REASON.replace('<', "&lt;");
     assert!(
         o.stdout.contains(&format!(
-            "<failure message=\"judge: fail (on_low: fail): {escaped}\"/>"
+            "<failure message=\"judge: fail (on_low: fail): {escaped} (kappa&apos;s 95% bootstrap interval over queries -0.50 to 1.00)\"/>"
         )),
         "{}",
         o.stdout
@@ -78,7 +78,7 @@ fn a_judge_below_min_kappa_fails_the_gate_under_on_low_fail() {
     let o = p.run(&["--format", "markdown", "gate"]);
     assert!(
         o.stdout
-            .contains(&format!("**Judge**: judge: fail (on_low: fail): {escaped}\n")),
+            .contains(&format!("**Judge**: judge: fail (on_low: fail): {escaped} (kappa's 95% bootstrap interval over queries -0.50 to 1.00)\n")),
         "{}",
         o.stdout
     );
@@ -122,10 +122,17 @@ fn without_min_kappa_the_kappa_is_information() {
     assert_eq!(j["min_kappa"], serde_json::Value::Null);
     assert_eq!(j["reason"], serde_json::Value::Null);
     assert_eq!(j["n_verified"], 2);
+    // Issue 48: the kappa's bootstrap interval over the two verified
+    // queries: each drawn twice gives -1/2 (q1) or 1 (q2), a quarter of
+    // the resamples each (src/gate/judge.rs works it out).
+    assert_eq!(
+        (j["kappa_ci_low"].as_f64(), j["kappa_ci_high"].as_f64()),
+        (Some(-0.5), Some(1.0))
+    );
     let o = p.run(&["gate"]);
     assert!(
         o.stdout.contains(
-            "judge: kappa 0.1600 on 2 verified queries (7 pairs, relevant = grade >= 1); not gated"
+            "judge: kappa 0.1600 (95% bootstrap interval over queries -0.50 to 1.00) on 2 verified queries (7 pairs, relevant = grade >= 1); not gated"
         ),
         "{}",
         o.stdout

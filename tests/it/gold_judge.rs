@@ -319,6 +319,15 @@ fn echo(prompt: &str, anthropic: bool) -> Option<Reply> {
     if prompt.contains("[echo-400]") {
         return error(400);
     }
+    if prompt.contains("[echo-middle]") {
+        // Issue 48: the key but its first 8 and last 3 characters (written
+        // out: 25 of KEY's 36).
+        return raw(
+            400,
+            vec![],
+            "{\"error\": {\"message\": \"key ****SECRET0123456789abcdefKEY**** is not valid\"}}".into(),
+        );
+    }
     if prompt.contains("[echo-404]") {
         return error(404);
     }
@@ -1273,4 +1282,78 @@ fn a_transport_failure_no_retry_can_mend_stops_at_once() {
     // back); five retries each were 12.
     assert!(connections.load(Ordering::SeqCst) <= 2);
     assert_eq!(read_sheet(&sheet)[0]["grade"], Value::Null);
+}
+
+/// Issue 48 item 12: a server echoing the key's middle (25 of its 36
+/// characters, no head or tail) sees it redacted; credentials in
+/// `--base-url` (userinfo, `?api_key=`) appear in no error and no dry run.
+#[test]
+fn no_piece_of_the_key_and_no_url_credential_is_printed() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write_sheet(
+        dir.path(),
+        "s.jsonl",
+        &[row("q1", "q one", "c1", "b [echo-middle]")],
+    );
+    let o = judge(&server, &sheet, &["--model", "m", "--concurrency", "1"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("HTTP 400: key [key] is not valid"),
+        "{}",
+        o.stderr
+    );
+    // Every 12 characters of the key in a row.
+    let chars: Vec<char> = KEY.chars().collect();
+    for start in 0..=chars.len() - 12 {
+        let piece: String = chars[start..start + 12].iter().collect();
+        for (what, text) in [("stderr", &o.stderr), ("stdout", &o.stdout)] {
+            assert!(!text.contains(&piece), "{what} holds {piece:?}:\n{text}");
+        }
+    }
+    // URL credentials: a dry run, and a connection that fails.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let secrets = ["ana:", "pw-SEKRET9", "QUERYKEY77", "TOKEN0042"];
+    for base in [
+        format!("http://ana:pw-SEKRET9@{closed}/v1?api_key=QUERYKEY77&token=TOKEN0042"),
+        format!(
+            "{}/v1?key=QUERYKEY77",
+            server.addr.replace("http://", "http://ana:pw-SEKRET9@")
+        ),
+    ] {
+        for extra in [&["--dry-run"][..], &[][..]] {
+            let mut c = rgate();
+            c.env("OPENAI_API_KEY", KEY)
+                .env_remove("HTTP_PROXY")
+                .env_remove("http_proxy")
+                .args(["gold", "judge"])
+                .arg(&sheet)
+                .args(["--model", "m", "--base-url", &base, "--concurrency", "1"])
+                .args(extra)
+                .timeout(Duration::from_secs(60));
+            let o = run(c);
+            for f in secrets {
+                assert!(
+                    !o.stdout.contains(f),
+                    "{base} {extra:?} stdout holds {f}:\n{}",
+                    o.stdout
+                );
+                assert!(
+                    !o.stderr.contains(f),
+                    "{base} {extra:?} stderr holds {f}:\n{}",
+                    o.stderr
+                );
+            }
+            if extra.is_empty() && base.contains(&closed.to_string()) {
+                assert!(
+                    o.stderr.contains("cannot connect to http://[redacted]@"),
+                    "{}",
+                    o.stderr
+                );
+            }
+            if !extra.is_empty() {
+                assert!(o.stdout.contains("[redacted]"), "{}", o.stdout);
+            }
+        }
+    }
 }

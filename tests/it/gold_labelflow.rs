@@ -49,6 +49,9 @@ fn assert_blind(screen: &str) {
 
 #[test]
 fn a_blind_second_labeler_sees_no_other_grade_and_adds_an_opinion() {
+    if crate::cli_goldbuild::tmux_missing("a_blind_second_labeler_sees_no_other_grade_and_adds_an_opinion") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let sheet = three_rows(dir.path());
     let bin = env!("CARGO_BIN_EXE_rgate");
@@ -119,6 +122,9 @@ fn a_blind_second_labeler_sees_no_other_grade_and_adds_an_opinion() {
 /// grade, and the model's grade is kept beside it.
 #[test]
 fn accept_takes_the_models_suggestion_on_a_narrow_terminal() {
+    if crate::cli_goldbuild::tmux_missing("accept_takes_the_models_suggestion_on_a_narrow_terminal") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let sheet = three_rows(dir.path());
     let bin = env!("CARGO_BIN_EXE_rgate");

@@ -142,6 +142,9 @@ fn concurrent_imports_of_disjoint_sheets_keep_every_query() {
 /// rows, and says how many rows it left to a person.
 #[test]
 fn two_labelers_and_a_suggester_share_a_sheet() {
+    if crate::cli_goldbuild::tmux_missing("two_labelers_and_a_suggester_share_a_sheet") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let n = 20;
     let text: String = (1..=n)
@@ -239,6 +242,9 @@ fn two_labelers_and_a_suggester_share_a_sheet() {
 /// listing the conflict, as `gold import` does.
 #[test]
 fn two_labelers_grading_one_row_differently_is_a_conflict() {
+    if crate::cli_goldbuild::tmux_missing("two_labelers_grading_one_row_differently_is_a_conflict") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let sheet = write(
         dir.path(),

@@ -457,3 +457,34 @@ fn the_checker_sees_imports() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// `scripts/mutants.sh` mutates files that exist: when `src/gate.rs` became
+/// `src/gate/`, its area kept pointing at the old file and the code that
+/// decides got no mutants, silently (issue 51, item 6).
+#[test]
+fn mutation_areas_name_existing_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join("scripts/mutants.sh")).unwrap();
+    let mut areas = 0;
+    for line in script.lines() {
+        let line = line.trim();
+        let Some((_, rest)) = line.split_once(") echo \"src/") else {
+            continue;
+        };
+        let pattern = format!("src/{}", rest.split('"').next().unwrap());
+        areas += 1;
+        let matched = match pattern.strip_suffix("/*.rs") {
+            Some(dir) => std::fs::read_dir(root.join(dir)).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "rs"))
+            }),
+            None => root.join(&pattern).is_file(),
+        };
+        assert!(
+            matched,
+            "scripts/mutants.sh names {pattern}, which matches no file"
+        );
+    }
+    assert_eq!(areas, 6, "expected the six areas of scripts/mutants.sh");
+}

@@ -372,6 +372,9 @@ fn invisible_characters_are_shown_in_terminal_reports() {
 
 #[test]
 fn the_labeler_shows_bidi_and_invisible_characters_escaped() {
+    if crate::cli_goldbuild::tmux_missing("the_labeler_shows_bidi_and_invisible_characters_escaped") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let sheet = dir.path().join("sheet.jsonl");
     let row = json!({"query_id": "q\u{202E}1", "query": "how \u{2066}x\u{2069}", "stratum": "s", "chunk_id": "c1",

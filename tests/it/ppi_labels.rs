@@ -55,9 +55,9 @@ fn gold_stats_and_validate_count_model_and_verified_queries_per_stratum() {
     // By hand: (scope, queries, model, model only, verified,
     // verified+model, drawn, drawn unverified).
     let want = json!([
-        {"stratum": "all", "queries": 5, "model": 3, "model_only": 2, "verified": 2, "verified_with_model": 1, "drawn": 2, "drawn_unverified": 1},
-        {"stratum": "a", "queries": 3, "model": 3, "model_only": 2, "verified": 1, "verified_with_model": 1, "drawn": 1, "drawn_unverified": 0},
-        {"stratum": "b", "queries": 2, "model": 0, "model_only": 0, "verified": 1, "verified_with_model": 0, "drawn": 1, "drawn_unverified": 1},
+        {"stratum": "all", "queries": 5, "model": 3, "model_only": 2, "verified": 2, "verified_with_model": 1, "drawn": 2, "drawn_unverified": 1, "verified_not_drawn": 0, "model_only_pairs_on_verified": 0},
+        {"stratum": "a", "queries": 3, "model": 3, "model_only": 2, "verified": 1, "verified_with_model": 1, "drawn": 1, "drawn_unverified": 0, "verified_not_drawn": 0, "model_only_pairs_on_verified": 0},
+        {"stratum": "b", "queries": 2, "model": 0, "model_only": 0, "verified": 1, "verified_with_model": 0, "drawn": 1, "drawn_unverified": 1, "verified_not_drawn": 0, "model_only_pairs_on_verified": 0},
     ]);
     for cmd in ["stats", "validate"] {
         let o = p.bare(&["gold", cmd, "--gold", "g.yaml", "--format", "json"]);
@@ -77,12 +77,14 @@ fn gold_stats_and_validate_count_model_and_verified_queries_per_stratum() {
             "{cmd}: {notes}"
         );
     }
-    // q1's model grades hold a 3: it can be hit; q5's are all 0: a finding
-    // that names the model. No finding for q1 though it has no `relevant`.
+    // q1's model grades hold a 3: it can be hit; q5's are all 0: reported
+    // (not failing: #49) with a message that names the model. Nothing for
+    // q1 though it has no `relevant`.
     let o = p.bare(&["gold", "validate", "--gold", "g.yaml", "--format", "json"]);
-    assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
-    let findings: Vec<(String, String)> = v["findings"]
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(0), "{v}");
+    let findings: Vec<(String, String)> = v["no_relevant"]
         .as_array()
         .unwrap()
         .iter()
@@ -106,12 +108,12 @@ fn gold_stats_and_validate_count_model_and_verified_queries_per_stratum() {
     let row = o
         .stdout
         .lines()
-        .find(|l| l.trim_start().starts_with("all") && l.split_whitespace().count() == 8)
+        .find(|l| l.trim_start().starts_with("all") && l.split_whitespace().count() == 10)
         .unwrap_or_default()
         .to_string();
     assert_eq!(
         row.split_whitespace().collect::<Vec<_>>(),
-        ["all", "5", "3", "2", "2", "1", "2", "1"],
+        ["all", "5", "3", "2", "2", "1", "2", "1", "0", "0"],
         "{}",
         o.stdout
     );
@@ -219,7 +221,7 @@ fn import_with_model_writes_both_label_sets() {
     assert_eq!(code, 0);
     assert_eq!(
         v["labeling"][0],
-        json!({"stratum": "all", "queries": 3, "model": 3, "model_only": 2, "verified": 1, "verified_with_model": 1, "drawn": 0, "drawn_unverified": 0})
+        json!({"stratum": "all", "queries": 3, "model": 3, "model_only": 2, "verified": 1, "verified_with_model": 1, "drawn": 0, "drawn_unverified": 0, "verified_not_drawn": 0, "model_only_pairs_on_verified": 0})
     );
     // People finish q3: imported again, it turns verified, its labels people's.
     let p = p.with_file(
@@ -306,7 +308,7 @@ fn verify_sample_draws_as_the_reference_and_records_the_draw() {
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
     assert!(
         o.stderr
-            .contains("drew 10 queries from 2 strata (seed 42): 15 pairs to grade"),
+            .contains("drew 10 queries from 2 strata (seed 42, draw 1 of 1): 15 pairs to grade"),
         "{}",
         o.stderr
     );

@@ -51,11 +51,17 @@ impl Provider {
         }
     }
 
+    /// The API's endpoint under `base`; a query string of the base URL
+    /// (`?api-version=…`, a proxy's `?key=…`) stays at the end.
     fn endpoint(self, base: &str) -> String {
+        let (base, query) = match base.split_once('?') {
+            Some((b, q)) => (b, format!("?{q}")),
+            None => (base, String::new()),
+        };
         let base = base.trim_end_matches('/');
         match self {
-            Provider::OpenAi => format!("{base}/chat/completions"),
-            Provider::Anthropic => format!("{base}/v1/messages"),
+            Provider::OpenAi => format!("{base}/chat/completions{query}"),
+            Provider::Anthropic => format!("{base}/v1/messages{query}"),
         }
     }
 }
@@ -120,12 +126,73 @@ fn masked_echo(word: &str, head: &str, tail: &str) -> bool {
     after_head || before_tail
 }
 
+/// How long a piece of the key is enough to redact: any run of this many
+/// of its characters, wherever a server echoes it (a key of 31 characters
+/// shown but for its first and last 4 is 23 characters of it).
+const KEY_PIECE: usize = 12;
+
+/// `text` with every run of characters that holds a [`KEY_PIECE`]-long
+/// piece of `key` redacted, out to the ends of the run: the key's middle
+/// echoed without its head or tail is as secret as the whole.
+fn scrub_pieces(key: &[char], text: &str) -> String {
+    if key.len() < KEY_PIECE {
+        return text.to_string();
+    }
+    let pieces: std::collections::HashSet<&[char]> = key.windows(KEY_PIECE).collect();
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    // Char positions covered by a piece of the key.
+    let mut covered = vec![false; chars.len()];
+    let window: Vec<char> = chars.iter().map(|c| c.1).collect();
+    let mut any = false;
+    for (i, w) in window.windows(KEY_PIECE).enumerate() {
+        if pieces.contains(w) {
+            any = true;
+            for c in &mut covered[i..i + KEY_PIECE] {
+                *c = true;
+            }
+        }
+    }
+    if !any {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if !covered[i] {
+            out.push(chars[i].1);
+            i += 1;
+            continue;
+        }
+        // The whole run of key-like (and mask) characters around the
+        // piece; a sentence's full stop after it stays.
+        let token =
+            |c: char| c.is_alphanumeric() || "-_".contains(c) || MASK.contains(&c) || key.contains(&c);
+        while out.chars().last().is_some_and(token) {
+            out.pop();
+        }
+        let mut run = String::new();
+        while i < chars.len() && (covered[i] || token(chars[i].1)) {
+            run.push(chars[i].1);
+            i += 1;
+        }
+        let kept = run.len()
+            - run
+                .trim_end_matches(|c: char| !c.is_alphanumeric() && !"*…".contains(c))
+                .len();
+        out.push_str("[key]");
+        out.push_str(&run[run.len() - kept..]);
+    }
+    out
+}
+
 fn scrub_key(key: &str, text: &str) -> String {
     let out = text.replace(key, "[key]");
     let n = key.chars().count();
     if n < 12 {
         return out;
     }
+    let key_chars: Vec<char> = key.chars().collect();
+    let out = scrub_pieces(&key_chars, &out);
     let chars: Vec<char> = key.chars().collect();
     let head8: String = chars[..8].iter().collect();
     let tail8: String = chars[n - 8..].iter().collect();
@@ -156,6 +223,126 @@ fn scrub_key(key: &str, text: &str) -> String {
         rest = &rest[end..];
     }
     scrubbed
+}
+
+/// Query parameters whose value is a credential (compared without case,
+/// `-` and `_`): `?api_key=`, `?key=`, `?token=`, `?access_token=`,
+/// `?sig=` and their kin.
+fn key_like(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    [
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "sig",
+        "signature",
+        "credential",
+        "session",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+        || n == "code"
+}
+
+/// The parts of a URL: scheme and `://`, userinfo (without its `@`), the
+/// rest of the authority and path, and the query (without its `?`, up to
+/// any `#`).
+fn url_parts(url: &str) -> (&str, Option<&str>, &str, Option<&str>, &str) {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => url.split_at(i + 3),
+        None => ("", url),
+    };
+    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (userinfo, host_path) = match rest[..auth_end].rfind('@') {
+        Some(at) => (Some(&rest[..at]), &rest[at + 1..]),
+        None => (None, rest),
+    };
+    let (before_frag, frag) = match host_path.find('#') {
+        Some(i) => host_path.split_at(i),
+        None => (host_path, ""),
+    };
+    let (path, query) = match before_frag.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (before_frag, None),
+    };
+    (scheme, userinfo, path, query, frag)
+}
+
+/// `url` as it may be printed: userinfo (`user:pw@`) and the values of
+/// key-like query parameters replaced by `[redacted]`.
+pub fn redact_url(url: &str) -> String {
+    let (scheme, userinfo, path, query, frag) = url_parts(url);
+    let mut out = String::from(scheme);
+    if userinfo.is_some() {
+        out.push_str("[redacted]@");
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        let params: Vec<String> = q
+            .split('&')
+            .map(|p| match p.split_once('=') {
+                Some((name, v)) if key_like(name) && !v.is_empty() => format!("{name}=[redacted]"),
+                _ => p.to_string(),
+            })
+            .collect();
+        out.push_str(&params.join("&"));
+    }
+    out.push_str(frag);
+    out
+}
+
+/// The credentials in `url` (each part of the userinfo, key-like query
+/// values), as written and percent-decoded, longest first: taken out of
+/// any text shown (a transport error may quote the URL or a part of it).
+fn url_secrets(url: &str) -> Vec<String> {
+    let (_, userinfo, _, query, _) = url_parts(url);
+    let mut out: Vec<String> = Vec::new();
+    if let Some(u) = userinfo {
+        out.push(u.to_string());
+        out.extend(u.split(':').map(str::to_string));
+    }
+    for p in query.iter().flat_map(|q| q.split('&')) {
+        if let Some((name, v)) = p.split_once('=') {
+            if key_like(name) {
+                out.push(v.to_string());
+            }
+        }
+    }
+    let decoded: Vec<String> = out.iter().map(|s| percent_decode(s)).collect();
+    out.extend(decoded);
+    // Too short to be told from ordinary text (`a`, `pw`) they are still
+    // redacted from the URL itself, only not from every word.
+    out.retain(|s| s.chars().count() >= 3);
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+/// `%41` -> `A`; a bad escape stays as written.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit() {
+            let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            out.push(hex(b[i + 1]) * 16 + hex(b[i + 2]));
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Tokens an answer cost, where the server said.
@@ -192,6 +379,11 @@ pub struct Client {
     agent: ureq::Agent,
     provider: Provider,
     url: String,
+    /// `url` as it may be shown: credentials redacted ([`redact_url`]).
+    shown_url: String,
+    /// The URL's credentials (userinfo, key-like query values), redacted
+    /// from any text shown, as the key is.
+    url_secrets: Vec<String>,
     model: String,
     key: Secret,
     timeout: Duration,
@@ -214,18 +406,22 @@ impl Client {
             .max_redirects(0)
             .user_agent(concat!("rgate/", env!("CARGO_PKG_VERSION")))
             .build();
+        let url = provider.endpoint(base_url);
         Client {
             agent: config.into(),
             provider,
-            url: provider.endpoint(base_url),
+            shown_url: redact_url(&url),
+            url_secrets: url_secrets(&url),
+            url,
             model: model.to_string(),
             key,
             timeout,
         }
     }
 
-    pub fn url(&self) -> &str {
-        &self.url
+    /// The endpoint as it may be shown (credentials redacted).
+    pub fn shown_url(&self) -> &str {
+        &self.shown_url
     }
 
     /// The request body for `prompt`.
@@ -285,7 +481,7 @@ impl Client {
             200..=299 => self.parse(&body),
             300..=399 => Err(Failure::Fatal(format!(
                 "{} answered {status}, a redirect to {}; rgate does not follow it with the key",
-                self.url,
+                self.shown_url,
                 self.clean(location.as_deref().unwrap_or("(no location)"))
             ))),
             408 | 429 | 500..=599 => Err(Failure::Transient {
@@ -309,7 +505,7 @@ impl Client {
             ureq::Error::Timeout(_) => self.timed_out(),
             ureq::Error::Io(e) if unrecoverable(&e) => Failure::Fatal(format!(
                 "cannot connect to {}: {}{}",
-                self.url,
+                self.shown_url,
                 self.clean(&e.to_string()),
                 if is_tls(&e) && self.url.starts_with("https://") {
                     " (is the server plain http://? then give --base-url http://…)"
@@ -323,12 +519,12 @@ impl Client {
             },
             ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => Failure::Fatal(format!(
                 "cannot connect to {}: {}",
-                self.url,
+                self.shown_url,
                 self.clean(&e.to_string())
             )),
             e => Failure::Fatal(format!(
                 "request to {} failed: {}",
-                self.url,
+                self.shown_url,
                 self.clean(&e.to_string())
             )),
         }
@@ -345,7 +541,10 @@ impl Client {
     /// any cut could split the key past recognition), then one line of at
     /// most `max` characters, escaped for a terminal.
     pub fn server_text(&self, text: &str, max: usize) -> String {
-        let s = self.key.scrub(text);
+        let mut s = self.key.scrub(text).replace(&self.url, &self.shown_url);
+        for secret in &self.url_secrets {
+            s = s.replace(secret.as_str(), "[redacted]");
+        }
         let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
         let mut out: String = s.chars().take(max).collect();
         if s.chars().count() > max {
@@ -506,6 +705,56 @@ mod tests {
         assert!(!out.contains("abcdefWXYZ"), "{out}");
         assert!(out.starts_with("bad key [key], or"), "{out}");
         assert_eq!(format!("{s:?}"), "Secret(set)");
+    }
+
+    /// Issue 48: any 12 characters of the key in a row are redacted, with
+    /// the word around them; 11 are not (they could be anything).
+    #[test]
+    fn scrub_removes_any_twelve_character_piece_of_the_key() {
+        let key = "sk-proj-ABCDEFGHIJ0123456789klmnopq"; // 35 characters
+        let s = Secret::new(Some(key.into()));
+        let chars: Vec<char> = key.chars().collect();
+        for start in 0..=chars.len() - 12 {
+            let piece: String = chars[start..start + 12].iter().collect();
+            let out = s.scrub(&format!("bad key: xx{piece}yy, try again"));
+            assert_eq!(out, "bad key: [key], try again", "piece at {start}");
+        }
+        // The middle 24 characters, as a server masked the ends.
+        let middle: String = chars[4..28].iter().collect();
+        assert_eq!(s.scrub(&format!("key ****{middle}****.")), "key [key].");
+        let eleven: String = chars[10..21].iter().collect();
+        assert_eq!(s.scrub(&format!("x {eleven} y")), format!("x {eleven} y"));
+    }
+
+    /// URL credentials: userinfo and key-like query values never shown.
+    #[test]
+    fn urls_are_shown_without_their_credentials() {
+        assert_eq!(
+            redact_url("https://ana:pw-9z@h.example:8443/v1/chat/completions?api_key=SEKRET&api-version=2024&token=T0K3N#f"),
+            "https://[redacted]@h.example:8443/v1/chat/completions?api_key=[redacted]&api-version=2024&token=[redacted]#f"
+        );
+        assert_eq!(
+            redact_url("http://h/v1?key=abc&x=1"),
+            "http://h/v1?key=[redacted]&x=1"
+        );
+        assert_eq!(redact_url("http://h/v1"), "http://h/v1");
+        // An @ in the path is no userinfo.
+        assert_eq!(redact_url("http://h/a@b"), "http://h/a@b");
+        let c = Client::new(
+            Provider::OpenAi,
+            "http://ana:pw-9z@127.0.0.1:9/v1?api_key=SEKRET%2Dx",
+            "m",
+            Secret::new(None),
+            Duration::from_secs(1),
+        );
+        assert_eq!(
+            c.shown_url(),
+            "http://[redacted]@127.0.0.1:9/v1/chat/completions?api_key=[redacted]"
+        );
+        let shown = c.server_text("error for url (http://ana:pw-9z@127.0.0.1:9/v1/chat/completions?api_key=SEKRET%2Dx): SEKRET-x pw-9z", 300);
+        for secret in ["pw-9z", "SEKRET", "ana:"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
     }
 
     #[test]

@@ -119,6 +119,7 @@ pub fn baseline(w: &World, values: &[Vec<f64>]) -> Baseline {
             })
             .collect(),
         model_fingerprint: None,
+        labels: rgate::gold::LabelMode::People,
     }
 }
 
