@@ -31,8 +31,8 @@ pub const TEMPLATE_QUERIES: usize = 100;
 /// `decision: confident-drop` a true drop inside the tolerance fails at
 /// most alpha of the time whatever the size; what the size sets is the
 /// catch rate: with Holm over the two rules a true drop of 2.5 times the
-/// tolerance is caught about when `1.5 * tol >= (z(1 - alpha/2) + z(0.8))
-/// * se`, and the standard error of a mean recall@10 delta is `sd /
+/// tolerance is caught about when
+/// `1.5 * tol >= (z(1 - alpha/2) + z(0.8)) * se`, and the standard error of a mean recall@10 delta is `sd /
 /// sqrt(n)` with sd about 0.45 in the hardest world measured, so `tol >=
 /// 0.84 / sqrt(n)`; 1.0 leaves room for noisier runs. Measured through the
 /// binary (`scripts/calibrate_binary.py --only q`; README "Put rgate in

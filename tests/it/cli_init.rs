@@ -214,7 +214,7 @@ fn init_writes_the_config_beside_an_existing_gold_set() {
             std::fs::read_to_string(tmp.path().join("eval/gold.yaml")).unwrap(),
             gold
         );
-        assert!(o.stderr.contains(&format!("kept ")), "{}", o.stderr);
+        assert!(o.stderr.contains("kept "), "{}", o.stderr);
         assert!(
             o.stderr.contains(&format!("({n} queries; not overwritten)")),
             "{}",
