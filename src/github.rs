@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::diag::input_error;
-use crate::gate::{Check, GateOutcome, RetrieverOutcome, Verdict};
+use crate::gate::{Check, GateOutcome, RetrieverOutcome};
 use crate::report::gate::{amount, p_text};
 use crate::report::table::{f4, signed4};
 
@@ -63,7 +63,7 @@ impl Actions {
     /// lines for the caller to print (on stderr).
     pub fn publish(&self, outcome: &GateOutcome, full_markdown: &str, report: &Path) -> Result<Vec<String>> {
         if let Some(path) = &self.step_summary {
-            append(path, summary(outcome, full_markdown, report).as_bytes())?;
+            append(path, summary(full_markdown, report).as_bytes())?;
         }
         if let Some(path) = &self.output {
             let mut text = output_entry("verdict", outcome.verdict().name());
@@ -92,14 +92,6 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Table cells and summaries in Markdown, escaped as every Markdown report
-/// is ([`crate::escape::markdown`]): a `|` would split the cell, `<`/`>`
-/// could open HTML that swallows the rest of the summary, a `[..](..)`
-/// would link, and an `@name` would notify someone.
-fn md_cell(s: &str) -> String {
-    crate::escape::markdown(s)
-}
-
 /// What a failed check says, in words: the drop, the values, the tolerance
 /// and the corrected p the decision used, each written as the report writes
 /// it ([`amount`], [`p_text`]), so the summary and the report agree digit
@@ -125,6 +117,19 @@ fn failure_text(c: &Check, r: &RetrieverOutcome) -> String {
 /// gold set's, then each retriever's).
 pub fn annotations(outcome: &GateOutcome) -> Vec<String> {
     let mut out = Vec::new();
+    // A judge that fails the gate is an error, as `on_low: warn` is a
+    // warning (among the gate's warnings below).
+    if let Some(j) = outcome.judge.as_ref().filter(|j| j.fails()) {
+        let why = j
+            .reason
+            .as_deref()
+            .unwrap_or("the model's agreement with people is below gate.judge.min_kappa");
+        out.push(format!(
+            "::error title={}::{}",
+            escape_property("rgate: the judge failed the gate"),
+            escape_data(&format!("the judge failed (gate.judge, on_low: fail): {why}"))
+        ));
+    }
     for r in &outcome.retrievers {
         for c in r.checks.iter().filter(|c| r.fails(c)) {
             let title = format!(
@@ -153,70 +158,23 @@ pub fn annotations(outcome: &GateOutcome) -> Vec<String> {
     out
 }
 
-/// The job summary: the verdict, the failed checks, then the full report
-/// folded (left out, with where to find it, when it would not fit).
-pub fn summary(outcome: &GateOutcome, full_markdown: &str, report: &Path) -> String {
-    let failed = outcome
-        .retrievers
-        .iter()
-        .filter(|r| r.verdict() == Verdict::Fail)
-        .count();
-    let n = outcome.retrievers.len();
-    let (icon, word) = match outcome.verdict() {
-        Verdict::Pass => ("✅", "PASS"),
-        Verdict::Fail => ("❌", "FAIL"),
-    };
-    let mut s = format!(
-        "## {icon} rgate gate: **{word}** ({failed} of {n} retriever{} regressed)\n\n",
-        if n == 1 { "" } else { "s" }
-    );
-    let fails: Vec<(&RetrieverOutcome, &Check)> = outcome
-        .retrievers
-        .iter()
-        .flat_map(|r| r.checks.iter().filter(|c| r.fails(c)).map(move |c| (r, c)))
-        .collect();
-    if !fails.is_empty() {
-        s += "| retriever | metric | stratum | baseline | current | delta | tolerance | p_adj |\n";
-        s += "|---|---|---|---:|---:|---:|---:|---:|\n";
-        for (r, c) in &fails {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                md_cell(&r.name),
-                md_cell(&c.cmp.metric.name()),
-                md_cell(&c.cmp.stratum),
-                f4(c.cmp.baseline),
-                f4(c.cmp.current),
-                signed4(c.cmp.delta),
-                c.tolerance.map_or("-".into(), f4),
-                p_text(c.cmp.p_adjusted, r)
-            );
-        }
-        s.push('\n');
-    }
-    let warnings =
-        outcome.warnings.len() + outcome.retrievers.iter().map(|r| r.warnings.len()).sum::<usize>();
-    if warnings > 0 {
-        let _ = writeln!(
-            s,
-            "{warnings} warning{} (annotated on this run, and in the full report).\n",
-            if warnings == 1 { "" } else { "s" }
-        );
-    }
-    let fold_open = "<details><summary>Full report</summary>\n\n";
-    let fold_close = "\n</details>\n";
-    if s.len() + fold_open.len() + full_markdown.len() + fold_close.len() <= SUMMARY_LIMIT {
-        s += fold_open;
-        s += full_markdown;
-        s += fold_close;
+/// The job summary: the Markdown report, which leads with the decision
+/// as the pull request comment does (headline naming what failed, the
+/// failed checks, the lost queries, the next steps, the rest folded; at
+/// most [`crate::report::MARKDOWN_LIMIT`] bytes), then where the report
+/// file is. A report over GitHub's 1 MiB summary limit (it cannot be:
+/// the report is capped far below) is replaced by its path.
+pub fn summary(markdown: &str, report: &Path) -> String {
+    let path = crate::escape::markdown_code(&report.display().to_string());
+    let mut s = if markdown.len() + 200 <= SUMMARY_LIMIT {
+        markdown.to_string()
     } else {
-        let _ = writeln!(
-            s,
-            "The full report ({} KiB) does not fit in a job summary; it is at {} (the `report` output).",
-            full_markdown.len() / 1024,
-            crate::escape::markdown_code(&report.display().to_string())
-        );
-    }
+        format!(
+            "The report ({} KiB) does not fit in a job summary; it is at {path} (the `report` output).\n",
+            markdown.len() / 1024
+        )
+    };
+    let _ = writeln!(s, "\n<sub>This report: {path} (the `report` output).</sub>");
     s
 }
 
@@ -282,14 +240,5 @@ mod tests {
         assert_eq!(a.step_summary.as_deref(), Some(Path::new("/s")));
         assert_eq!(a.output, None);
         assert_eq!(a.temp, Path::new("/t"));
-    }
-
-    #[test]
-    fn markdown_cells_cannot_break_the_table() {
-        assert_eq!(md_cell("a|b<details>\nc"), "a\\|b&lt;details&gt;\\nc");
-        assert_eq!(
-            md_cell("@org/team [x](http://e)"),
-            "@&#8203;org/team \\[x\\](http://e)"
-        );
     }
 }

@@ -607,6 +607,8 @@ impl GateReport {
                 command: "gate",
                 color: false,
                 quiet: false,
+                invocation: None,
+                width: usize::MAX,
             }
             .render(format)
             .map_err(|e| rgate_error(py, &e))

@@ -39,22 +39,30 @@ fn update(args: &UpdateArgs, global: &Global) -> Result<u8> {
     let config = Config::load(global.config.as_deref())?;
     guard(&config, &args.overrides).check(global.output.as_deref())?;
     let watch = CliWatch { quiet: global.quiet };
-    let update = pipeline::baseline_update(&config, &opts, &watch)?;
+    let mut update = pipeline::baseline_update(&config, &opts, &watch)?;
 
     let format = global.format();
     emit_warnings(&update.outcome, format, global.quiet);
+    let invocation = super::gate::invocation(&config, global);
+    let refused = update.refusal();
+    // Recorded before the report is printed, so that a report that says
+    // "recorded" is true.
+    if refused.is_none() {
+        update.record(&watch)?;
+    }
     let report = GateView {
         outcome: &update.outcome,
         command: "baseline update",
         color: use_color(global),
         quiet: false,
+        invocation: Some(&invocation),
+        width: super::gate::terminal_width(),
     };
     emit(global.output.as_deref(), &report.render(format)?)?;
-    if let Some(refused) = update.refusal() {
+    if let Some(refused) = refused {
         eprintln!("{refused}");
         return Ok(1);
     }
-    update.record(&watch)?;
     Ok(0)
 }
 

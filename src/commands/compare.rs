@@ -16,14 +16,18 @@ fn options(args: &CompareArgs) -> Result<CompareOptions> {
             .runs
             .iter()
             .map(|a| {
-                let (name, path) = split_named(a);
-                CompareInput {
+                let (name, path) = split_named(a)?;
+                Ok(CompareInput {
                     name,
                     source: RunSource::File(path),
-                }
+                })
             })
-            .collect(),
-        chunks: args.chunks.iter().map(|a| split_named(a)).collect(),
+            .collect::<Result<_>>()?,
+        chunks: args
+            .chunks
+            .iter()
+            .map(|a| split_named(a))
+            .collect::<Result<_>>()?,
         run_format: args.gold.run_format.map(Into::into),
         test: args.test.into(),
         resamples: args.resamples,

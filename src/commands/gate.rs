@@ -14,7 +14,7 @@ use crate::gate::GateOutcome;
 use crate::github::Actions;
 use crate::origin::Ci;
 use crate::pipeline::{self, GateOptions, Overrides, RunSource};
-use crate::report::gate::GateView;
+use crate::report::gate::{GateView, Invocation, DEFAULT_WIDTH};
 use crate::report::Format;
 
 /// `--run`, `--candidates` and `--chunks NAME=PATH`.
@@ -82,12 +82,19 @@ pub fn emit_warnings(outcome: &GateOutcome, format: Format, quiet: bool) {
 /// In a GitHub Actions job: the summary, the `verdict` and `report`
 /// outputs, and the annotations (on stderr). The report output is the
 /// `--report-dir` Markdown, or a copy under `$RUNNER_TEMP`.
-fn publish_to_actions(actions: &Actions, outcome: &GateOutcome, report_dir: Option<&Path>) -> Result<()> {
+fn publish_to_actions(
+    actions: &Actions,
+    outcome: &GateOutcome,
+    report_dir: Option<&Path>,
+    invocation: &Invocation,
+) -> Result<()> {
     let markdown = GateView {
         outcome,
         command: "gate",
         color: false,
         quiet: false,
+        invocation: Some(invocation),
+        width: DEFAULT_WIDTH,
     }
     .render(Format::Markdown)?;
     let report = match report_dir {
@@ -161,21 +168,61 @@ pub fn run(args: &GateArgs, global: &Global) -> Result<u8> {
     let outcome = &gated.outcome;
 
     emit_warnings(outcome, format, global.quiet);
+    let invocation = invocation(&config, global);
     let view = GateView {
         outcome,
         command: "gate",
         color: use_color(global),
         quiet: global.quiet,
+        invocation: Some(&invocation),
+        width: terminal_width(),
     };
     emit(global.output.as_deref(), &view.render(format)?)?;
     if let Some(dir) = &args.report_dir {
         write_report_dir(&view, dir)?;
     }
     if let Some(actions) = &actions {
-        publish_to_actions(actions, outcome, args.report_dir.as_deref())?;
+        publish_to_actions(actions, outcome, args.report_dir.as_deref(), &invocation)?;
     }
     if args.record {
         gated.record(&config, &watch)?;
     }
     Ok(outcome.exit_code())
+}
+
+/// What the next steps' commands need from the command line: the
+/// `--config` given, and the baselines directory relative to where rgate
+/// runs when it can be (the commands are pasted there).
+pub fn invocation(config: &Config, global: &Global) -> Invocation {
+    let cwd = std::env::current_dir().ok();
+    let rel = |p: &Path| -> String {
+        cwd.as_deref()
+            .and_then(|c| p.strip_prefix(c).ok())
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    Invocation {
+        config: global.config.as_deref().map(|p| p.display().to_string()),
+        baselines: Some(rel(&config.baselines)),
+    }
+}
+
+/// The terminal's width: the terminal's own when stdout is one, else
+/// `COLUMNS`; unbounded otherwise (a pipe or a file: a program reading
+/// the table gets every column, one line per row).
+pub fn terminal_width() -> usize {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        if let Ok((w, _)) = crossterm::terminal::size() {
+            if w >= 20 {
+                return usize::from(w);
+            }
+        }
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&w| w >= 20)
+        .unwrap_or(usize::MAX)
 }

@@ -84,6 +84,14 @@ pub(super) fn flips(
                 lost,
                 lost_in,
                 top: None,
+                ranks: (
+                    first_relevant(&paired.rescored[q], &prep.contexts[q]),
+                    first_relevant(&cur.rankings[q], &prep.contexts[q]),
+                ),
+                verified: prep
+                    .ppi
+                    .as_ref()
+                    .map(|side| side.verified[q] || side.model_of[q].is_none()),
             });
         }
         if won {
@@ -100,6 +108,14 @@ pub(super) fn flips(
         .collect();
     keyed.sort_by_key(|(s, _)| *s);
     (keyed.into_iter().map(|(_, f)| f).collect(), gained)
+}
+
+/// The rank of the first result at the query's relevance level.
+fn first_relevant(r: &Ranking, ctx: &crate::judge::QueryContext) -> Option<u32> {
+    r.hits
+        .iter()
+        .find(|h| h.grade >= ctx.relevance_level)
+        .map(|h| h.rank)
 }
 
 /// Each gold query's fate in the baseline, from its stored rankings judged

@@ -170,6 +170,16 @@ pub struct Flip {
     /// The query's top k in the baseline and now, when the caller kept the
     /// current run's ids (the HTML report shows what came back instead).
     pub top: Option<FlipTop>,
+    /// The rank of the first relevant result (grade at the relevance
+    /// level) in the baseline's stored ranking, judged on the current gold
+    /// set, and in the current run; `None` where no relevant result is in
+    /// the ranking (for the baseline: or it stored no ranking). What a
+    /// reviewer reads first about a lost query: "rank 1 -> none".
+    pub ranks: (Option<u32>, Option<u32>),
+    /// Under `labels: ppi`: whether a person graded this query (verified
+    /// in the sample, or people's labels only), `false` when it rests on
+    /// the model's grades alone; `None` under the other label modes.
+    pub verified: Option<bool>,
 }
 
 /// A lost query's top `k` ids, baseline beside current, with the ones the
@@ -309,6 +319,9 @@ pub struct RetrieverOutcome {
     /// The baseline's recorded history (`gate --record`, `baseline
     /// update`), when the caller read it for a report that draws the trend.
     pub history: Vec<crate::baseline::HistoryEntry>,
+    /// The paired queries per stratum, in the gold set's stratum order
+    /// (empty without a baseline): what "12 of 30" counts against.
+    pub strata: Vec<(String, usize)>,
     /// This run's means as `gate --record` would append them (kind
     /// [`crate::baseline::THIS_RUN`], not recorded), read with
     /// [`Self::history`], so a trend ends at the result being reviewed.
@@ -334,6 +347,7 @@ impl RetrieverOutcome {
             family_size: 0,
             inconclusive_fails: false,
             history: Vec::new(),
+            strata: Vec::new(),
             current: None,
         }
     }
@@ -381,6 +395,17 @@ pub struct GateOutcome {
     /// (`gate.judge`), once per gate: `None` when the gold set has no
     /// verified query with model grades and no `min_kappa` asks for one.
     pub judge: Option<JudgeCheck>,
+    /// Set by `baseline update` once it wrote the baselines: the reports
+    /// then say "recorded", and, when the gate failed and the regression
+    /// was accepted (`--allow-regression`), with the note that accepted it.
+    pub recorded: Option<Recorded>,
+}
+
+/// What `baseline update` recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The note of an accepted regression; `None` when nothing regressed.
+    pub accepted: Option<String>,
 }
 
 impl GateOutcome {
@@ -674,6 +699,11 @@ fn prepare(
     let cutoff = stages::default_cutoff(metrics);
     let (flips, gained) = flips::flips(prep, settings, cur, b, cutoff, &paired, &paired_idx);
     out.flips = flips;
+    out.strata = scopes
+        .iter()
+        .skip(1)
+        .map(|s| (s.name.clone(), s.members.len()))
+        .collect();
     out.gained = gained;
     if let Some(c) = &cur.candidates {
         let base = flips::baseline_fates(prep, b, cutoff, &paired);

@@ -11,7 +11,7 @@ use super::Watch;
 use crate::baseline::{Baseline, Lock, Store, StoredQuery};
 use crate::config::Config;
 use crate::diag::{usage_error, UserError};
-use crate::gate::{GateOutcome, Verdict};
+use crate::gate::{GateOutcome, Recorded, Verdict};
 use crate::origin::{current_commit, now_utc, Ci};
 use crate::prepared::Prepared;
 
@@ -135,7 +135,7 @@ impl BaselineUpdate<'_> {
     /// Writes each baseline and its history line; refused (with
     /// [`BaselineUpdate::refusal`]'s error) when the gate fails and the
     /// regression was not accepted. Returns the files written.
-    pub fn record(&self, watch: &dyn Watch) -> Result<Vec<PathBuf>> {
+    pub fn record(&mut self, watch: &dyn Watch) -> Result<Vec<PathBuf>> {
         if let Some(refused) = self.refusal() {
             return Err(anyhow::Error::new(refused));
         }
@@ -161,6 +161,8 @@ impl BaselineUpdate<'_> {
             watch.recorded(&e.name, &path);
             written.push(path);
         }
+        let accepted = (!failing.is_empty()).then(|| self.note.clone()).flatten();
+        self.outcome.recorded = Some(Recorded { accepted });
         Ok(written)
     }
 }

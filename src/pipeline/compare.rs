@@ -121,13 +121,29 @@ pub struct CompareRun {
 
 /// A `NAME=PATH` argument split into its name and path. An argument that
 /// names an existing file is a path even when it holds `=`, and so is one
-/// whose part before `=` could not be a name (`dir/a=b.jsonl`).
-pub fn split_named(arg: &Path) -> (Option<String>, PathBuf) {
+/// whose part before `=` holds a path separator (`dir/a=b.jsonl`). Any
+/// other part before `=` is meant as a name, and one that is not allowed
+/// is named in the error (issue 47: `a<b>=run.jsonl` was read as a path,
+/// and the error said "cannot read run").
+pub fn split_named(arg: &Path) -> Result<(Option<String>, PathBuf)> {
     match arg.to_str().and_then(|s| s.split_once('=')) {
-        Some((name, path)) if !arg.exists() && !path.is_empty() && valid_retriever_name(name) => {
-            (Some(name.to_string()), PathBuf::from(path))
+        Some((name, path)) if !arg.exists() && !path.is_empty() && !name.is_empty() => {
+            if valid_retriever_name(name) {
+                return Ok((Some(name.to_string()), PathBuf::from(path)));
+            }
+            if name.contains(['/', '\\']) {
+                return Ok((None, arg.to_path_buf()));
+            }
+            Err(usage_error(
+                format!(
+                    "run name `{}` in `{}` is not allowed",
+                    escape::terminal(name),
+                    escape::terminal(&arg.to_string_lossy())
+                ),
+                "names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}; to pass a file whose name holds `=`, write it as ./PATH",
+            ))
         }
-        _ => (None, arg.to_path_buf()),
+        _ => Ok((None, arg.to_path_buf())),
     }
 }
 

@@ -690,6 +690,7 @@ pub fn decide(
         retrievers,
         warnings,
         judge,
+        recorded: None,
     })
 }
 

@@ -246,7 +246,7 @@ impl CompareView<'_> {
             let held = if u.pairs > 1 {
                 format!(
                     ", held to alpha {} over the {} pairs of variants",
-                    crate::diag::number(u.level),
+                    significant(u.level, 3),
                     u.pairs
                 )
             } else {
@@ -272,4 +272,30 @@ fn level_words(alpha: f64) -> String {
     let text = format!("{pct:.2}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}% CI")
+}
+
+/// `x` to `digits` significant digits, trailing zeros dropped: a level of
+/// 0.05 / 3 reads 0.0167, not 0.016666666666666666.
+fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return crate::diag::number(x);
+    }
+    let decimals = (digits - 1 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod significant_tests {
+    #[test]
+    fn levels_read_rounded() {
+        assert_eq!(super::significant(0.05 / 3.0, 3), "0.0167");
+        assert_eq!(super::significant(0.05, 3), "0.05");
+        assert_eq!(super::significant(0.0125, 3), "0.0125");
+        assert_eq!(super::significant(0.05 / 6.0, 3), "0.00833");
+    }
 }

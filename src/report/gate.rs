@@ -31,7 +31,27 @@ pub struct GateView<'a> {
     /// (a pre-push hook prints this on every push; the rest is one command
     /// away). Formats read by programs or reviewers keep everything.
     pub quiet: bool,
+    /// How the gate was invoked, for the exact commands of the next steps;
+    /// `None` leaves the flags the report cannot know out.
+    pub invocation: Option<&'a Invocation>,
+    /// The terminal's width in columns: the table report fits its tables
+    /// and wraps its sentences to it (other formats ignore it).
+    pub width: usize,
 }
+
+/// What the command line knew that the outcome does not: the `--config`
+/// given, and where the baselines live, so that the next steps are
+/// commands a reviewer can paste.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Invocation {
+    /// `--config PATH` as given (none: found by the default search).
+    pub config: Option<String>,
+    /// The baselines directory, as the config names it.
+    pub baselines: Option<String>,
+}
+
+/// The width a table report assumes when it knows none (a CI log, a pipe).
+pub const DEFAULT_WIDTH: usize = 120;
 
 impl GateView<'_> {
     pub fn render(&self, format: Format) -> Result<String> {
@@ -387,28 +407,248 @@ impl GateView<'_> {
         (!rows.is_empty()).then(|| format!("Improved: {}", rows.join("; ")))
     }
 
-    pub(super) fn headline(&self) -> String {
+    /// The decision in one line, what failed named: "rgate gate: FAIL ·
+    /// hybrid: recall@10 fell 0.1 (tolerance 0.07), +2 more checks". A
+    /// judge that fails the gate is named here too, and a regression that
+    /// `baseline update` accepted reads "recorded (regression accepted:
+    /// NOTE)" instead of FAIL. `esc` neutralises user text (a stratum) for
+    /// the format.
+    pub(super) fn headline_with(&self, esc: &dyn Fn(&str) -> String, verdict: &str) -> String {
         let o = self.outcome;
-        let failed = o
+        let mut parts = failure_fragments(o, esc);
+        let judge_fails = o.judge.as_ref().is_some_and(|j| j.fails());
+        if judge_fails {
+            parts.push(self.judge_fragment());
+        }
+        let lead = match &o.recorded {
+            Some(rec) => match &rec.accepted {
+                Some(note) if o.verdict() == Verdict::Fail => {
+                    format!("recorded (regression accepted: {})", esc(note))
+                }
+                _ => format!("recorded ({verdict})"),
+            },
+            None => verdict.to_string(),
+        };
+        if parts.is_empty() {
+            let n = o.retrievers.len();
+            return format!(
+                "rgate {}: {lead} (0 of {n} retriever{} regressed)",
+                self.command,
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        format!("rgate {}: {lead} · {}", self.command, parts.join(" · "))
+    }
+
+    /// The headline in plain text, the verdict painted.
+    pub(super) fn headline(&self) -> String {
+        let word = self.verdict_word(self.outcome.verdict());
+        self.headline_with(&|s: &str| crate::escape::terminal(s).into_owned(), &word)
+    }
+
+    /// "the judge failed: kappa 0.41 below min_kappa 0.6".
+    fn judge_fragment(&self) -> String {
+        let Some(j) = &self.outcome.judge else {
+            return String::new();
+        };
+        let min = j.min_kappa.map(crate::diag::number).unwrap_or_default();
+        match &j.kappa {
+            Measure::Value(k) => format!("the judge failed: kappa {} below min_kappa {min}", f4(*k)),
+            Measure::Undefined(_) => "the judge failed: its kappa cannot be measured".to_string(),
+        }
+    }
+
+    /// The failing retrievers first, then the rest, each group in the
+    /// config's order: the reader's eye goes to what failed.
+    pub(super) fn ordered(&self) -> Vec<&RetrieverOutcome> {
+        let r = &self.outcome.retrievers;
+        r.iter()
+            .filter(|r| r.verdict() == Verdict::Fail)
+            .chain(r.iter().filter(|r| r.verdict() == Verdict::Pass))
+            .collect()
+    }
+
+    /// "bm25 (3 checks), reranked (4 checks)": the passing retrievers in
+    /// one line.
+    pub(super) fn passing_line(&self) -> Option<String> {
+        let pass: Vec<String> = self
+            .outcome
+            .retrievers
+            .iter()
+            .filter(|r| r.verdict() == Verdict::Pass)
+            .map(|r| {
+                if r.baseline.is_none() {
+                    format!("{} (no baseline yet)", r.name)
+                } else {
+                    let n = r.counts().gated();
+                    format!("{} ({})", r.name, count(n, "check", "checks"))
+                }
+            })
+            .collect();
+        (!pass.is_empty()).then(|| pass.join(", "))
+    }
+
+    /// What was lost, per stratum, in queries: "12 of 30 identifier-lookup
+    /// queries lost their answer from the top 10 (4 more from the top 3
+    /// only)". Read off the flips (a query a gated metric found in the
+    /// baseline and lost): a flip's deepest lost cutoff says how far its
+    /// answer fell. None when no query was lost.
+    pub(super) fn lost_sentence(r: &RetrieverOutcome, esc: &dyn Fn(&str) -> String) -> Option<String> {
+        if r.flips.is_empty() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        // Strata in the gold set's order; a flip's stratum not among them
+        // (no baseline pairing) is counted against no size.
+        let mut names: Vec<&str> = r.strata.iter().map(|(s, _)| s.as_str()).collect();
+        for f in &r.flips {
+            if !names.contains(&f.stratum.as_str()) {
+                names.push(&f.stratum);
+            }
+        }
+        for name in names {
+            let flips: Vec<&Flip> = r.flips.iter().filter(|f| f.stratum == name).collect();
+            if flips.is_empty() {
+                continue;
+            }
+            let of = r
+                .strata
+                .iter()
+                .find(|(s, _)| s == name)
+                .map(|(_, n)| format!(" of {n}"))
+                .unwrap_or_default();
+            let who = if name.is_empty() {
+                "queries".to_string()
+            } else {
+                format!("{} queries", esc(name))
+            };
+            // Deepest cutoff each flip lost, as words; counts per depth.
+            let mut depths: Vec<(Depth, usize)> = Vec::new();
+            for f in &flips {
+                let d = deepest_lost(f);
+                match depths.iter_mut().find(|(x, _)| *x == d) {
+                    Some((_, n)) => *n += 1,
+                    None => depths.push((d, 1)),
+                }
+            }
+            depths.sort_by_key(|d| std::cmp::Reverse(d.0));
+            let (first, rest) = depths
+                .split_first()
+                .map(|(a, b)| (*a, b))
+                .unwrap_or(((Depth::Unknown, 0), &[]));
+            let mut s = if rest.is_empty() {
+                format!("{}{of} {who} lost their answer {}", flips.len(), first.0.words())
+            } else {
+                format!(
+                    "{}{of} {who} lost their answer: {} {}",
+                    flips.len(),
+                    first.1,
+                    first.0.words()
+                )
+            };
+            for (d, n) in rest {
+                s += &format!(", {n} {} only", d.words());
+            }
+            parts.push(s);
+        }
+        let mut out = parts.join("; ");
+        if r.gained > 0 {
+            out += &format!(
+                "; {} found an answer they had missed",
+                count(r.gained, "query", "queries")
+            );
+        }
+        Some(out + ".")
+    }
+
+    /// The significance of a retriever's failed checks in one sentence,
+    /// in the words of the decision rule that failed them.
+    pub(super) fn significance_sentence(&self, r: &RetrieverOutcome) -> Option<String> {
+        let fails: Vec<&Check> = r.checks.iter().filter(|c| r.fails(c)).collect();
+        if fails.is_empty() {
+            return None;
+        }
+        let s = &self.outcome.settings;
+        let alpha = crate::diag::number(s.alpha);
+        let ps: Vec<String> = fails.iter().map(|c| p_text(c.cmp.p_adjusted, r)).collect();
+        let one = fails.len() == 1;
+        let (each, its) = if one {
+            ("The drop is", "its")
+        } else {
+            ("Each drop is", "its")
+        };
+        let inconclusive = fails.iter().any(|c| c.verdict == CheckVerdict::Inconclusive);
+        let mut out = match s.decision {
+            Decision::SignificantDrop => format!(
+                "{each} larger than {its} tolerance and significant: corrected p {} below alpha {alpha}, so unlikely to be noise.",
+                and_list(&ps)
+            ),
+            Decision::ConfidentDrop => format!(
+                "{each} shown to be larger than {its} tolerance, not just larger by chance: corrected p {} below alpha {alpha}.",
+                and_list(&ps)
+            ),
+            Decision::NonInferiority => format!(
+                "{each} not shown to stay within {its} tolerance (non-inferiority): corrected p {} not below alpha {alpha}.",
+                and_list(&ps)
+            ),
+            Decision::Threshold => format!(
+                "{each} larger than {its} tolerance (decision: threshold, no significance test)."
+            ),
+        };
+        if inconclusive {
+            out += " An inconclusive check fails here (on_inconclusive: fail): its interval holds both a drop within the tolerance and one beyond it.";
+        }
+        Some(out)
+    }
+
+    /// The exact commands for what a reviewer does next: reproduce the
+    /// failure locally, or accept an intended drop and commit the
+    /// baseline. Empty when nothing failed.
+    pub fn next_steps(&self) -> Vec<(String, String)> {
+        let failing: Vec<&RetrieverOutcome> = self
+            .outcome
             .retrievers
             .iter()
             .filter(|r| r.verdict() == Verdict::Fail)
-            .count();
-        let judge = if o.judge.as_ref().is_some_and(|j| j.fails()) {
-            "; the judge failed"
-        } else {
-            ""
-        };
-        format!(
-            "rgate {}: {} ({} of {} retriever{} regressed{judge})",
-            self.command,
-            self.verdict_word(o.verdict()),
-            failed,
-            o.retrievers.len(),
-            if o.retrievers.len() == 1 { "" } else { "s" }
-        )
+            .collect();
+        let judge = self.outcome.judge.as_ref().is_some_and(|j| j.fails());
+        if (failing.is_empty() && !judge) || self.outcome.recorded.is_some() {
+            return Vec::new();
+        }
+        let inv = self.invocation.cloned().unwrap_or_default();
+        let config = inv
+            .config
+            .as_deref()
+            .map(|c| format!(" --config {}", shell_word(c)))
+            .unwrap_or_default();
+        let runs: String = failing
+            .iter()
+            .filter(|r| !r.run.starts_with("command: "))
+            .map(|r| format!(" --run {}", shell_word(&format!("{}={}", r.name, r.run))))
+            .collect();
+        let names: String = failing.iter().map(|r| format!(" {}", r.name)).collect();
+        let mut out = vec![(
+            "Reproduce locally".to_string(),
+            format!("rgate{config} gate{names}{runs}"),
+        )];
+        if !failing.is_empty() {
+            let files: Vec<String> = failing
+                .iter()
+                .map(|r| match &inv.baselines {
+                    Some(dir) => shell_word(&format!("{}/{}.json", dir.trim_end_matches('/'), r.name)),
+                    None => format!("{}.json", r.name),
+                })
+                .collect();
+            out.push((
+                "Accept an intended drop".to_string(),
+                format!(
+                    "rgate{config} baseline update{names}{runs} --allow-regression --note \"why the drop is accepted\" && git add {} && git commit -m \"accept the drop\"",
+                    files.join(" ")
+                ),
+            ));
+        }
+        out
     }
-
     /// The judge check in one line (`gate.judge`), when the gate has one:
     /// the reason it did not pass, or the kappa and what it was measured on.
     pub(super) fn judge_line(&self) -> Option<String> {
@@ -467,6 +707,102 @@ impl GateView<'_> {
             }
         }
     }
+}
+
+/// One failing retriever's failures for the headline: "hybrid: recall@10
+/// fell 0.1 (tolerance 0.07), +2 more checks".
+fn failure_fragments(o: &GateOutcome, esc: &dyn Fn(&str) -> String) -> Vec<String> {
+    o.retrievers
+        .iter()
+        .filter_map(|r| {
+            let fails: Vec<&Check> = r.checks.iter().filter(|c| r.fails(c)).collect();
+            let first = fails.first()?;
+            let more = match fails.len() - 1 {
+                0 => String::new(),
+                1 => ", +1 more check".to_string(),
+                n => format!(", +{n} more checks"),
+            };
+            Some(esc(&format!("{}: {}{more}", r.name, check_words(first))))
+        })
+        .collect()
+}
+
+/// A failed check in a few words: "recall@10 fell 0.1 (tolerance 0.07)",
+/// "hit_rate@3 on identifier-lookup fell 0.4 (tolerance 0.2)".
+pub(super) fn check_words(c: &Check) -> String {
+    let on = if c.cmp.stratum == "all" {
+        String::new()
+    } else {
+        format!(" on {}", c.cmp.stratum)
+    };
+    let tol = amount(c.tolerance.unwrap_or(0.0));
+    if c.verdict == CheckVerdict::Inconclusive {
+        format!(
+            "{}{on} inconclusive (delta {}, tolerance {tol})",
+            c.cmp.metric,
+            signed_short(c.cmp.delta, 4)
+        )
+    } else if c.cmp.delta <= 0.0 {
+        format!(
+            "{}{on} fell {} (tolerance {tol})",
+            c.cmp.metric,
+            amount(-c.cmp.delta)
+        )
+    } else {
+        format!(
+            "{}{on} not shown within tolerance {tol} (delta {})",
+            c.cmp.metric,
+            signed_short(c.cmp.delta, 4)
+        )
+    }
+}
+
+/// How deep a lost query's answer fell: the deepest cutoff among the
+/// metrics it lost (the answer left that top k, so every shallower one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Depth {
+    Unknown,
+    Top(u32),
+    Candidates(u32),
+    Whole,
+}
+
+impl Depth {
+    fn words(self) -> String {
+        match self {
+            Depth::Unknown => "from the ranking".to_string(),
+            Depth::Top(k) => format!("from the top {k}"),
+            Depth::Candidates(k) => format!("from the candidates' top {k}"),
+            Depth::Whole => "from the whole ranking".to_string(),
+        }
+    }
+}
+
+fn deepest_lost(f: &Flip) -> Depth {
+    f.lost
+        .iter()
+        .filter_map(|m| m.parse::<crate::metrics::Metric>().ok())
+        .map(|m| match (m.is_candidates(), m.depth()) {
+            (true, Some(k)) => Depth::Candidates(k),
+            (_, Some(k)) => Depth::Top(k),
+            (_, None) => Depth::Whole,
+        })
+        .max()
+        .unwrap_or(Depth::Unknown)
+}
+
+/// "0.017, 0.005 and 0.003".
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A word for a POSIX shell: quoted when it needs it.
+pub(super) fn shell_word(s: &str) -> String {
+    shlex::try_quote(s).map_or_else(|_| format!("'{}'", s.replace('\'', "")), |q| q.into_owned())
 }
 
 /// The line that opens a list of skewed checks, in every format.

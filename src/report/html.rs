@@ -1742,6 +1742,8 @@ mod tests {
                     LostIn::Retrieval
                 }),
                 top: None,
+                ranks: (None, None),
+                verified: None,
             })
             .collect();
         r.stages = Some(StageOutcome {

@@ -211,7 +211,10 @@ fn gate_value(v: &GateView) -> Value {
                 .flips
                 .iter()
                 .map(|f| {
-                    let mut v = json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost});
+                    let mut v = json!({"query_id": f.query_id, "stratum": f.stratum, "text": f.text, "lost": f.lost, "rank_before": f.ranks.0, "rank_now": f.ranks.1});
+                    if let (Some(verified), Some(o)) = (f.verified, v.as_object_mut()) {
+                        o.insert("verified".into(), json!(verified));
+                    }
                     if let (Some(_), Some(o)) = (&r.stages, v.as_object_mut()) {
                         o.insert("lost_in".into(), json!(f.lost_in.map(LostIn::name)));
                     }
@@ -256,6 +259,18 @@ fn gate_value(v: &GateView) -> Value {
     });
     if let Some(m) = doc.as_object_mut() {
         m.insert("judge".into(), judge_value(o.judge.as_ref()));
+        // `baseline update` only: recorded, and the note of an accepted
+        // regression (null when nothing regressed).
+        if let Some(rec) = &o.recorded {
+            m.insert(
+                "recorded".into(),
+                json!({"regression_accepted": o.verdict() == crate::gate::Verdict::Fail, "note": rec.accepted}),
+            );
+        }
+        m.insert(
+            "headline".into(),
+            json!(v.headline_with(&|s: &str| s.to_string(), o.verdict().name())),
+        );
     }
     doc
 }

@@ -75,9 +75,16 @@ impl Exporter for Junit {
             body += "    </testcase>\n";
         }
         Ok(format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n    <properties>\n      <property name=\"settings\" value=\"{}\"/>\n    </properties>\n{body}  </testsuite>\n</testsuites>\n",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"rgate {}\" tests=\"{tests}\" failures=\"{failures}\">\n    <properties>\n      <property name=\"settings\" value=\"{}\"/>\n{}    </properties>\n{body}  </testsuite>\n</testsuites>\n",
             esc(v.command),
-            esc(&v.settings_line())
+            esc(&v.settings_line()),
+            match &v.outcome.recorded {
+                Some(_) => format!(
+                    "      <property name=\"recorded\" value=\"{}\"/>\n",
+                    esc(&v.headline_with(&|s: &str| s.to_string(), v.outcome.verdict().name()))
+                ),
+                None => String::new(),
+            }
         ))
     }
 }

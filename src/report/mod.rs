@@ -31,6 +31,7 @@ use compare::CompareView;
 use eval::EvalView;
 use gate::GateView;
 pub use json::num;
+pub use markdown::COMMENT_LIMIT as MARKDOWN_LIMIT;
 
 /// The forms a report takes. Each command renders the subset its exporters
 /// support and refuses the rest; the command line maps its `--format` onto

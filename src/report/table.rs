@@ -64,6 +64,34 @@ impl Table {
         }
     }
 
+    /// The table without the columns named in `drop` (by header, in that
+    /// order), as many of them as it takes for its text to fit `width`
+    /// columns; with the headers left out. A table that fits keeps all.
+    pub fn fit(&self, width: usize, drop: &[&str]) -> (Table, Vec<String>) {
+        let mut t = self.clone();
+        let mut dropped = Vec::new();
+        for name in drop {
+            if t.text_width() <= width {
+                break;
+            }
+            if let Some(i) = t.headers.iter().position(|h| h == name) {
+                t.headers.remove(i);
+                t.align.remove(i);
+                for r in &mut t.rows {
+                    r.remove(i);
+                }
+                dropped.push(name.to_string());
+            }
+        }
+        (t, dropped)
+    }
+
+    /// The widest line of [`Table::text`], in columns.
+    pub fn text_width(&self) -> usize {
+        let w = self.escaped(|c| escape::terminal(c).into_owned()).widths();
+        w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1)
+    }
+
     /// Space-aligned columns for a terminal, two spaces apart.
     pub fn text(&self) -> String {
         let t = self.escaped(|c| escape::terminal(c).into_owned());

@@ -27,27 +27,48 @@ impl Exporter for Terminal {
         if v.quiet {
             return Ok(quiet_gate(v));
         }
-        let mut out = v.headline() + "\n" + &v.settings_line() + "\n";
+        let w = v.width.max(40);
+        let mut out = wrap(&v.headline(), w, "  ");
         if let Some(j) = v.judge_line() {
-            out += &format!("{}\n", terminal(&j));
+            out += &wrap(&terminal(&j), w, "  ");
         }
-        for w in &v.outcome.warnings {
-            out += &format!("warning: {}\n", terminal(w));
+        if let Some(s) = ppi_share_line(v) {
+            out += &wrap(&s, w, "  ");
         }
-        for r in &v.outcome.retrievers {
-            out += &format!(
-                "\n{} {}: {}\n  run {} · {}\n",
-                v.verdict_word(r.verdict()),
-                terminal(&r.name),
-                terminal(&v.summary(r)),
-                terminal(&r.run),
-                terminal(&GateView::baseline_desc(r))
+        out += &wrap(&v.settings_line(), w, "  ");
+        for warn in &v.outcome.warnings {
+            out += &wrap(&format!("warning: {}", terminal(warn)), w, "  ");
+        }
+        for r in v.ordered() {
+            out.push('\n');
+            out += &wrap(
+                &format!(
+                    "{} {}: {}",
+                    v.verdict_word(r.verdict()),
+                    terminal(&r.name),
+                    terminal(&v.summary(r))
+                ),
+                w,
+                "  ",
+            );
+            if let Some(s) = GateView::lost_sentence(r, &|s: &str| terminal(s).into_owned()) {
+                out += &wrap(&format!("  {s}"), w, "    ");
+            }
+            out += &wrap(
+                &format!(
+                    "  run {} · {}",
+                    terminal(&r.run),
+                    terminal(&GateView::baseline_desc(r))
+                ),
+                w,
+                "    ",
             );
             if !r.checks.is_empty() {
                 out.push('\n');
+                let (table, dropped) = v.check_table(r).fit(w.saturating_sub(2), CHECK_DROP_ORDER);
                 // Lines 0 and 1 are the header and the rule; then one line
                 // per check.
-                for (i, line) in v.check_table(r).text().lines().enumerate() {
+                for (i, line) in table.text().lines().enumerate() {
                     let failed = i
                         .checked_sub(2)
                         .and_then(|c| r.checks.get(c))
@@ -59,25 +80,39 @@ impl Exporter for Terminal {
                     };
                     out += &format!("  {line}\n");
                 }
+                if !dropped.is_empty() {
+                    out += &wrap(
+                        &format!(
+                            "  (left out to fit {w} columns: {}; a wider terminal or --format json shows them)",
+                            dropped.join(", ")
+                        ),
+                        w,
+                        "   ",
+                    );
+                }
             }
             if let Some(t) = v.ppi_table(r) {
                 out += "\n  Prediction-powered estimates of each delta, beside people's labels alone:\n";
+                let (t, _) = t.fit(w.saturating_sub(2), &["effective n", "lambda"]);
                 for line in t.text().lines() {
                     out += &format!("  {line}\n");
                 }
             }
             if let Some(imp) = v.improvements(r) {
-                out += &format!("\n{}\n", terminal(&imp));
+                out.push('\n');
+                out += &wrap(&terminal(&imp), w, "  ");
             }
             let skewed = skewed(r);
             if !skewed.is_empty() {
-                out += &format!("\n{SKEW_HEADING}:\n");
+                out.push('\n');
+                out += &wrap(&format!("{SKEW_HEADING}:"), w, "  ");
                 for s in &skewed {
-                    out += &format!("  - {}\n", terminal(s));
+                    out += &wrap(&format!("  - {}", terminal(s)), w, "    ");
                 }
             }
             if let Some(st) = &r.stages {
-                out += &format!("\n{}\n", terminal(&GateView::stage_title(st)));
+                out.push('\n');
+                out += &wrap(&terminal(&GateView::stage_title(st)), w, "  ");
                 for table in [GateView::lost_table(st), GateView::ceiling_table(st, true)] {
                     for line in table.text().lines() {
                         out += &format!("  {line}\n");
@@ -88,15 +123,19 @@ impl Exporter for Terminal {
             }
             if !r.flips.is_empty() {
                 out.push('\n');
-                out += &flips(r, &Lines);
+                for line in flips(r, &Lines).lines() {
+                    let pad: String = line.chars().take_while(|c| *c == ' ').collect();
+                    out += &wrap(line, w, &format!("{pad}    "));
+                }
             }
             if !r.warnings.is_empty() {
                 out += "\nWarnings:\n";
-                for w in &r.warnings {
-                    out += &format!("  - {}\n", terminal(w));
+                for warn in &r.warnings {
+                    out += &wrap(&format!("  - {}", terminal(warn)), w, "    ");
                 }
             }
         }
+        out += &next_steps_text(v, w);
         Ok(out)
     }
 
@@ -196,12 +235,13 @@ impl Exporter for Terminal {
     }
 }
 
-/// The quiet report: the verdict line, then each failed retriever with
-/// why it failed, then where the rest is.
+/// The quiet report: the headline (what failed, by how much), what each
+/// failing retriever lost, and the next steps.
 fn quiet_gate(v: &GateView) -> String {
-    let mut out = v.headline() + "\n";
+    let w = v.width.max(40);
+    let mut out = wrap(&v.headline(), w, "  ");
     if v.outcome.judge.as_ref().is_some_and(|j| j.fails()) {
-        out += &format!("{}\n", terminal(&v.judge_line().unwrap_or_default()));
+        out += &wrap(&terminal(&v.judge_line().unwrap_or_default()), w, "  ");
     }
     let failed: Vec<_> = v
         .outcome
@@ -210,16 +250,30 @@ fn quiet_gate(v: &GateView) -> String {
         .filter(|r| r.verdict() == crate::gate::Verdict::Fail)
         .collect();
     for r in &failed {
-        out += &format!(
-            "{} {}: {}\n",
-            v.verdict_word(r.verdict()),
-            terminal(&r.name),
-            terminal(&v.summary(r))
+        let words: Vec<String> = r
+            .checks
+            .iter()
+            .filter(|c| r.fails(c))
+            .map(super::gate::check_words)
+            .collect();
+        out += &wrap(
+            &format!(
+                "{} {}: {}",
+                v.verdict_word(r.verdict()),
+                terminal(&r.name),
+                terminal(&words.join(", "))
+            ),
+            w,
+            "  ",
         );
+        if let Some(s) = GateView::lost_sentence(r, &|s: &str| terminal(s).into_owned()) {
+            out += &wrap(&format!("  {s}"), w, "    ");
+        }
     }
     if !failed.is_empty() {
         out += "(the full report, with the queries lost: rerun without --quiet)\n";
     }
+    out += &next_steps_text(v, w);
     out
 }
 
@@ -251,4 +305,128 @@ impl FlipSyntax for Lines {
             f.lost.join(", ")
         )
     }
+}
+
+/// The check table's columns in the order they give way when the terminal
+/// is too narrow: what a reader can do without first (the test's name, the
+/// unadjusted p, the level, the mde, the bound, n), never the metric, the
+/// stratum, delta, tolerance, p_adj or the verdict.
+const CHECK_DROP_ORDER: &[&str] = &[
+    "test",
+    "p (1-sided)",
+    "level",
+    "mde",
+    "baseline",
+    "current",
+    "n",
+    "upper bound",
+    "lower bound",
+];
+
+/// The next steps as commands, when the gate failed.
+fn next_steps_text(v: &GateView, w: usize) -> String {
+    let steps = v.next_steps();
+    if steps.is_empty() {
+        return String::new();
+    }
+    let mut out = "\nNext steps:\n".to_string();
+    for (what, cmd) in steps {
+        out += &wrap(&format!("  {what}:"), w, "    ");
+        out += &wrap_command(&terminal(&cmd), w);
+    }
+    out
+}
+
+/// Under `labels: ppi`, the share of queries resting on model grades.
+fn ppi_share_line(v: &GateView) -> Option<String> {
+    let e = v
+        .outcome
+        .retrievers
+        .iter()
+        .flat_map(|r| r.checks.iter())
+        .filter(|c| c.cmp.stratum == "all")
+        .find_map(|c| c.ppi.as_ref())?;
+    let model_only = e.n_model.saturating_sub(e.n_verified);
+    Some(format!(
+        "labels: ppi: {model_only} of {} queries rest on the model's grades alone ({:.0}%); {} verified by people correct the estimate",
+        e.n_model,
+        100.0 * model_only as f64 / e.n_model.max(1) as f64,
+        e.n_verified
+    ))
+}
+
+/// Columns `s` takes on a terminal, colour escapes (CSI `ESC [ ... m`)
+/// counting none.
+fn visible_width(s: &str) -> usize {
+    let mut plain = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    super::table::display_width(&plain)
+}
+
+/// Each line of `s` wrapped at spaces to `width` columns, continuation
+/// lines starting with `indent`; a word longer than a line stays whole on
+/// its own. Ends with a newline.
+pub(super) fn wrap(s: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        if visible_width(line) <= width {
+            out += line;
+            out.push('\n');
+            continue;
+        }
+        let lead: String = line.chars().take_while(|c| *c == ' ').collect();
+        let mut cur = lead.clone();
+        let mut cur_w = visible_width(&cur);
+        let mut empty = true;
+        for word in line.trim_start_matches(' ').split(' ') {
+            let ww = visible_width(word);
+            if !empty && cur_w + 1 + ww > width {
+                out += cur.trim_end();
+                out.push('\n');
+                cur = indent.to_string();
+                cur_w = visible_width(indent);
+                empty = true;
+            }
+            if !empty {
+                cur.push(' ');
+                cur_w += 1;
+            }
+            cur += word;
+            cur_w += ww;
+            empty = false;
+        }
+        out += cur.trim_end();
+        out.push('\n');
+    }
+    out
+}
+
+/// A shell command wrapped to `width` with ` \\` continuations, so that
+/// the lines pasted together are still the one command.
+fn wrap_command(cmd: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = "    ".to_string();
+    for word in cmd.split(' ') {
+        let fresh = cur.trim().is_empty();
+        if !fresh && visible_width(&cur) + 1 + visible_width(word) + 2 > width {
+            lines.push(cur + " \\");
+            cur = "      ".to_string();
+        } else if !fresh {
+            cur.push(' ');
+        }
+        cur += word;
+    }
+    lines.push(cur);
+    lines.join("\n") + "\n"
 }

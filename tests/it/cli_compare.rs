@@ -271,3 +271,44 @@ fn the_first_broken_run_is_the_one_reported() {
         assert!(!o.stderr.contains("second.trec"), "{}", o.stderr);
     }
 }
+
+/// A run named with characters a name may not hold is refused naming the
+/// name, neutralised for the terminal, not read as a path (issue 47: it
+/// said "cannot read run"). A part before `=` holding a path separator is
+/// still a path.
+#[test]
+fn a_bad_run_name_is_named() {
+    let named = |arg: String| {
+        let mut c = rgate();
+        c.arg("compare")
+            .arg("--gold")
+            .arg(fixture("seed/gold.json"))
+            .arg(arg)
+            .arg(fixture("seed/run_b.json"));
+        run(c)
+    };
+    let o = named(format!("a<b>={}", fixture("seed/run_a.json").display()));
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.stdout, "");
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: run name `a<b>` in `a<b>={}` is not allowed\nhint: names match [A-Za-z0-9][A-Za-z0-9._-]{{0,63}}; to pass a file whose name holds `=`, write it as ./PATH\n",
+            fixture("seed/run_a.json").display()
+        )
+    );
+    let o = named("a\u{1b}[2J=run.jsonl".to_string());
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        "error: run name `a\\u{1b}[2J` in `a\\u{1b}[2J=run.jsonl` is not allowed\nhint: names match [A-Za-z0-9][A-Za-z0-9._-]{0,63}; to pass a file whose name holds `=`, write it as ./PATH\n"
+    );
+    let o = named("no/such=run.jsonl".to_string());
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .starts_with("error: no/such=run.jsonl: cannot read run: "),
+        "{}",
+        o.stderr
+    );
+}

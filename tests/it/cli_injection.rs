@@ -122,13 +122,17 @@ fn gate_markdown_is_text_not_markup() {
     let outside = md.replace("`<script>`", "").replace("`[x](http://e)`", "");
     assert!(!outside.contains("<script"), "{md}");
     assert!(!outside.contains("[x](http"), "{md}");
-    assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
+    // The query's text, clipped in the lost-query table, escaped.
+    assert!(md.contains("&lt;script&gt;alert(1)&lt;/s…"), "{md}");
     assert!(md.contains("\\[x\\](http://e)"), "{md}");
     // The stratum's pipe cannot split a table cell, nor its stars emphasise.
     assert!(md.contains("| recall@10 | how\\u{7}to\\|\\*x\\* |"), "{md}");
-    // Ids sit in code spans, where nothing is markup.
-    assert!(md.contains("`<script>`"), "{md}");
-    assert!(md.contains("`[x](http://e)`"), "{md}");
+    // Ids in the lost-query table are escaped text, where nothing is markup.
+    assert!(
+        md.contains("\n| &lt;script&gt; | how\\u{7}to\\|\\*x\\* |"),
+        "{md}"
+    );
+    assert!(md.contains("\n| \\[x\\](http://e) | s2 |"), "{md}");
 }
 
 #[test]
@@ -285,6 +289,19 @@ fn notes_and_history_are_neutral() {
     let o = dir.run(&["gate", "--run", "r=base.jsonl", "--format", "markdown"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_neutral("gate markdown", &o.stdout, false);
+    // A passing retriever is one line in the PR comment; its baseline's note
+    // shows in the terminal report and in a failing retriever's fold.
+    let o = dir.run(&["gate", "--run", "r=base.jsonl"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_neutral("gate terminal", &o.stdout, false);
+    assert!(
+        o.stdout.contains("(fine\\n::error::note <b>x</b> \\u{1b}[2J"),
+        "{}",
+        o.stdout
+    );
+    let o = dir.run(&["gate", "--run", "r=cur.jsonl", "--format", "markdown"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_neutral("gate markdown, failing", &o.stdout, false);
     assert!(
         o.stdout.contains("(fine\\n::error::note &lt;b&gt;x&lt;/b&gt;"),
         "{}",

@@ -35,7 +35,7 @@ fn a_judge_below_min_kappa_fails_the_gate_under_on_low_fail() {
     assert_eq!(o.code, 1, "{}\n{}", o.stdout, o.stderr);
     assert!(
         o.stdout
-            .contains("FAIL (0 of 1 retriever regressed; the judge failed)"),
+            .starts_with("rgate gate: FAIL · the judge failed: kappa 0.1600 below min_kappa 0.6\n"),
         "{}",
         o.stdout
     );
@@ -78,7 +78,7 @@ fn a_judge_below_min_kappa_fails_the_gate_under_on_low_fail() {
     let o = p.run(&["--format", "markdown", "gate"]);
     assert!(
         o.stdout
-            .contains(&format!("- judge: fail (on_low: fail): {escaped} (kappa's 95% bootstrap interval over queries -0.50 to 1.00)\n")),
+            .contains(&format!("**Judge**: judge: fail (on_low: fail): {escaped} (kappa's 95% bootstrap interval over queries -0.50 to 1.00)\n")),
         "{}",
         o.stdout
     );

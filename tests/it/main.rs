@@ -70,6 +70,7 @@ mod pyspeed_action;
 mod reports_tables;
 mod run_formats;
 mod skew_order;
+mod snapshots;
 mod spans;
 mod stats_conformance;
 mod store_safety;

@@ -278,7 +278,7 @@ fn markdown_reports_and_the_job_summary_mention_nobody() {
     assert_eq!(mentions(&summary), Vec::<String>::new(), "{summary}");
     // The failed-check table at the top, before the folded report.
     let top = &summary[..summary.find("<details>").unwrap()];
-    assert!(top.contains("| r | recall@10 | @&#8203;org/team |"), "{summary}");
+    assert!(top.contains("| recall@10 | @&#8203;org/team |"), "{summary}");
 }
 
 fn assert_no_command_line(what: &str, text: &str) {
