@@ -247,6 +247,13 @@ fn ppi_share(v: &GateView) -> Option<String> {
 /// line, a few lost queries.
 fn failing_block(v: &GateView, r: &RetrieverOutcome, lost_shown: usize) -> String {
     let mut out = format!("### ❌ {}\n\n", md(&r.name));
+    // Which stage lost the queries comes first, as in every report: a
+    // broken reranker is named before its checks.
+    if let Some(losses) = r.stages.as_ref().map(|s| &s.losses) {
+        for l in losses {
+            out += &format!("{}.\n\n", md(&super::gate::stage_loss_text(l)));
+        }
+    }
     if let Some(s) = GateView::lost_sentence(r, &|s: &str| s.to_string()) {
         out += &format!("{}\n\n", md(&s));
     }

@@ -179,7 +179,7 @@ fn single_stratum_regression_fails_with_flipped_queries() {
     assert_eq!(o.code, 1);
     assert!(
         o.stdout
-            .starts_with("rgate gate: FAIL (1 of 1 retriever regressed)"),
+            .starts_with("rgate gate: FAIL · hybrid: recall@10 fell 0.1 (tolerance 0.02), +3 more checks\n"),
         "{}",
         o.stdout
     );
