@@ -54,6 +54,20 @@ pub struct Invocation {
 pub const DEFAULT_WIDTH: usize = 120;
 
 impl GateView<'_> {
+    /// Under `labels: ppi`: (queries on model grades alone, model-graded
+    /// queries, verified queries), from the checks' own counts (the `all`
+    /// check of the first retriever that has one). Each renderer words it.
+    pub(super) fn ppi_share(&self) -> Option<(usize, usize, usize)> {
+        let e = self
+            .outcome
+            .retrievers
+            .iter()
+            .flat_map(|r| r.checks.iter())
+            .filter(|c| c.cmp.stratum == "all")
+            .find_map(|c| c.ppi.as_ref())?;
+        Some((e.n_model.saturating_sub(e.n_verified), e.n_model, e.n_verified))
+    }
+
     pub fn render(&self, format: Format) -> Result<String> {
         format.exporter().gate(self)
     }

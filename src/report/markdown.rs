@@ -225,20 +225,10 @@ fn fence_safe(s: &str) -> String {
 /// people." From the checks' own counts (the `all` check of the first
 /// retriever that has one).
 fn ppi_share(v: &GateView) -> Option<String> {
-    let e = v
-        .outcome
-        .retrievers
-        .iter()
-        .flat_map(|r| r.checks.iter())
-        .filter(|c| c.cmp.stratum == "all")
-        .find_map(|c| c.ppi.as_ref())?;
-    let model_only = e.n_model.saturating_sub(e.n_verified);
+    let (model_only, n_model, n_verified) = v.ppi_share()?;
     Some(format!(
-        "Labels: ppi. {} of {} queries rest on the model's grades alone ({:.0}%); {} verified by people correct the estimate.",
-        model_only,
-        e.n_model,
-        100.0 * model_only as f64 / e.n_model.max(1) as f64,
-        e.n_verified
+        "Labels: ppi. {model_only} of {n_model} queries rest on the model's grades alone ({:.0}%); {n_verified} verified by people correct the estimate.",
+        100.0 * model_only as f64 / n_model.max(1) as f64,
     ))
 }
 
